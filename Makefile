@@ -1,0 +1,36 @@
+# Convenience targets; the README's two commands are the reference.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+
+.PHONY: run test install install-test lint bench lock clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+install: $(PY)
+	$(PIP) install -c constraints.txt -e .
+
+install-test: $(PY)
+	$(PIP) install -c constraints.txt -e '.[test]'
+
+run: install
+	$(VENV)/bin/antinomy doctor
+
+test: install-test
+	$(PY) -m pytest
+
+lint:
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && $(VENV)/bin/lint-imports
+
+bench:
+	$(PY) tests/perf/bench_startup.py
+	$(PY) tests/perf/bench_embedder.py
+	$(PY) tests/perf/bench_generation.py
+
+# Re-pin the constraints after changing dependencies (keeps CI reproducible).
+lock: install-test
+	$(PIP) freeze --exclude-editable | grep -v '^antinomy' > constraints.txt
+
+clean:
+	rm -rf build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The Antinomy application: vault, flows, service, command line and Qt GUI."""

@@ -1,0 +1,155 @@
+"""``antinomy models`` and ``antinomy doctor``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from typing import Any
+
+from desktop.cli import exits
+from desktop.cli.output import human_size, print_json, progress
+from inference.diagnostics import as_dict, measure_embedding, measure_generation
+from inference.errors import AntinomyError
+from inference.http_backend import HttpSettings
+from inference.registry import Kind, ResolvedModel, resolve_model
+from inference.runtime import Runtime, RuntimeSettings
+
+
+def runtime_settings(args: argparse.Namespace) -> RuntimeSettings:
+    settings = RuntimeSettings(llm_path=args.llm, embedder_path=args.embedder)
+    if args.threads:
+        settings = replace(settings, llama=replace(settings.llama, threads=args.threads))
+    if args.backend == "http":
+        if not args.base_url:
+            raise AntinomyError("--backend http needs --base-url (e.g. http://127.0.0.1:8080/v1).")
+        settings = replace(
+            settings,
+            backend="http",
+            http=HttpSettings(base_url=args.base_url, model=args.model, api_key=args.api_key),
+        )
+    return settings
+
+
+def _model_record(model: ResolvedModel) -> dict[str, Any]:
+    return {
+        "kind": model.kind,
+        "title": model.title,
+        "path": str(model.path),
+        "size": model.size,
+        "sha256": model.sha256,
+        "source": model.source,
+        "verified": model.verified,
+        "manifest_entry": model.spec.name if model.spec else None,
+        "tokenizer": str(model.tokenizer) if model.tokenizer else None,
+    }
+
+
+def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:
+    records: list[dict[str, Any]] = []
+    errors: list[str] = []
+    wanted: list[tuple[Kind, str | None]] = [("embedder", args.embedder)]
+    if args.backend != "http":
+        wanted.insert(0, ("llm", args.llm))
+    for kind, path in wanted:
+        try:
+            records.append(_model_record(resolve_model(kind, path)))
+        except AntinomyError as exc:
+            errors.append(str(exc))
+            records.append({"kind": kind, "error": str(exc)})
+    return records, errors
+
+
+def _print_model(rec: dict[str, Any]) -> None:
+    if "error" in rec:
+        print(f"{rec['kind']:<9} ✗ {rec['error']}")
+        return
+    mark = "✓ verified" if rec["verified"] else "· not a known file (hash not checked against one)"
+    print(f"{rec['kind']:<9} {rec['title']}")
+    print(f"          {rec['path']}")
+    print(f"          {human_size(rec['size'])}, sha256 {rec['sha256']}  {mark}")
+    print(f"          from {rec['source']}")
+    if rec.get("tokenizer"):
+        print(f"          tokenizer {rec['tokenizer']}")
+
+
+def run_models(args: argparse.Namespace) -> int:
+    records, errors = _resolve_all(args)
+    if args.json:
+        print_json({"models": records})
+    else:
+        for rec in records:
+            _print_model(rec)
+    return exits.UNAVAILABLE if errors else exits.OK
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    settings = runtime_settings(args)
+    report: dict[str, Any] = {"models": [], "ok": False}
+    records, errors = _resolve_all(args)
+    report["models"] = records
+    if not args.json:
+        for rec in records:
+            _print_model(rec)
+    if errors:
+        report["errors"] = errors
+        if args.json:
+            print_json(report)
+        return exits.UNAVAILABLE
+    progress("loading and warming both models…")
+    t0 = time.perf_counter()
+    runtime = Runtime(settings)
+    runtime.start()
+    try:
+        runtime.wait_ready()
+        wall = time.perf_counter() - t0
+        engines = {
+            name: {
+                "description": r.description,
+                "load_s": _r(r.load_seconds),
+                "warm_tiny_s": _r(r.warm_tiny_seconds),
+                "warm_full_s": _r(r.warm_full_seconds),
+            }
+            for name, r in runtime.reports.items()
+        }
+        report["engines"] = engines
+        report["ready_s"] = round(wall, 3)
+        if not args.quick:
+            progress("measuring speed…")
+            report["generation"] = as_dict(
+                runtime.submit("llm", measure_generation, runtime.generator).result()
+            )
+            report["embedding"] = as_dict(
+                runtime.submit("embedder", measure_embedding, runtime.embedder).result()
+            )
+    finally:
+        runtime.close()
+    report["ok"] = True
+    if args.json:
+        print_json(report)
+        return exits.OK
+    print(f"\nboth engines warm in {report['ready_s']:.2f} s")
+    for name, e in report["engines"].items():
+        print(
+            f"  {name:<9} load {e['load_s']:.2f} s, warm-up {e['warm_tiny_s']:.2f} s tiny + "
+            f"{e['warm_full_s']:.2f} s full  ({e['description']})"
+        )
+    if "generation" in report:
+        g = report["generation"]
+        print(
+            f"  generation {g['tokens_per_second']:.0f} tok/s, prompt "
+            f"{g['prompt_tokens_per_second']:.0f} tok/s ({g['prompt_tokens']} in, "
+            f"{g['generated_tokens']} out)"
+        )
+        e = report["embedding"]
+        print(
+            f"  embedding  {e['short_texts_per_second']:.0f} short texts/s, "
+            f"{e['long_texts_per_second']:.0f} long texts/s, one text in "
+            f"{e['single_latency_ms']:.1f} ms"
+        )
+    print("all good.")
+    return exits.OK
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)

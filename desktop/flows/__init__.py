@@ -1,0 +1,1 @@
+"""Hunter, review, memory, ingest, guard and recall flows (no Qt)."""

@@ -1,0 +1,1 @@
+"""The loopback HTTP endpoint and the agent-hook client (no Qt)."""

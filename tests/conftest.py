@@ -1,0 +1,33 @@
+"""Shared fixtures. Every test runs with ANTINOMY_HOME in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def antinomy_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Never touch the developer's own settings, caches or token."""
+    home = tmp_path_factory.mktemp("antinomy-home")
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def runtime() -> Iterator[object]:
+    """Both real shipped models, loaded and warmed once per test session."""
+    from inference.runtime import Runtime
+
+    rt = Runtime()
+    rt.start()
+    rt.wait_ready(timeout=120)
+    yield rt
+    rt.close()

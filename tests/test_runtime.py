@@ -1,0 +1,107 @@
+"""The resident runtime: states, warm-up, failures, work on the engines' own threads."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+from inference.base import Message
+from inference.embedder import Embedder, Vectors
+from inference.errors import ModelUnavailable
+from inference.runtime import Runtime, State
+from tests.fakes import ScriptedGenerator
+
+
+class FakeEmbedder(Embedder):
+    dimension = 4
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.threads: set[str] = set()
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.threads.add(threading.current_thread().name)
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+
+def _runtime(answers: list[str], embedder: Embedder | None = None) -> Runtime:
+    return Runtime(
+        make_generator=lambda: ScriptedGenerator(list(answers)),
+        make_embedder=lambda: embedder or FakeEmbedder(),
+    )
+
+
+def test_start_warms_both_engines_and_reports_timings() -> None:
+    states: list[State] = []
+    rt = _runtime(["x", "{}", "answer"])
+    rt.add_listener(lambda r: states.append(r.state))
+    rt.start()
+    rt.wait_ready(timeout=10)
+    assert rt.state is State.READY and states[0] is State.LOADING and states[-1] is State.READY
+    gen = rt.generator
+    assert isinstance(gen, ScriptedGenerator) and len(gen.calls) == 2  # tiny + full warm-up
+    for report in rt.reports.values():
+        assert report.ready_seconds is not None and report.error is None
+    assert rt.ready_seconds is not None
+    assert rt.submit_complete([Message("user", "q")]).result().text == "answer"
+    rt.close()
+    assert rt.state is State.CLOSED
+
+
+def test_work_runs_on_each_engines_own_thread() -> None:
+    emb = FakeEmbedder()
+    rt = _runtime(["x", "{}"], emb)
+    rt.wait_ready(timeout=10)
+    rt.submit_embed(["a", "b"]).result()
+    assert emb.threads == {"antinomy-embed_0"}
+    rt.close()
+
+
+def test_async_helpers() -> None:
+    rt = _runtime(["x", "{}", "hello"])
+    rt.wait_ready(timeout=10)
+
+    async def go() -> tuple[str, Vectors]:
+        return (await rt.complete([Message("user", "q")])).text, await rt.embed(["a"])
+
+    text, vec = asyncio.run(go())
+    assert text == "hello" and vec.shape == (1, 4)
+    rt.close()
+
+
+def test_a_failing_engine_fails_the_runtime_with_its_message() -> None:
+    def broken() -> Embedder:
+        raise ModelUnavailable("The embedder file is gone — reinstall it.")
+
+    rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=broken)
+    rt.start()
+    with pytest.raises(ModelUnavailable, match="reinstall it"):
+        rt.wait_ready(timeout=10)
+    assert rt.state is State.FAILED
+    assert rt.reports["embedder"].error == "The embedder file is gone — reinstall it."
+    with pytest.raises(ModelUnavailable):
+        rt.embedder  # noqa: B018
+    rt.close()
+
+
+def test_an_unexpected_exception_becomes_model_unavailable() -> None:
+    def bug() -> Embedder:
+        raise ZeroDivisionError("oops")
+
+    rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=bug)
+    with pytest.raises(ModelUnavailable, match="ZeroDivisionError: oops"):
+        rt.wait_ready(timeout=10)
+    rt.close()
+
+
+@pytest.mark.model
+def test_real_runtime_is_warm(runtime: Runtime) -> None:
+    assert runtime.state is State.READY
+    vec = runtime.submit_embed(["hello world"]).result()
+    assert vec.shape == (1, 384)
+    llm = runtime.reports["llm"]
+    assert llm.model is not None and llm.model.verified
+    assert llm.load_seconds is not None and llm.load_seconds < 30
