@@ -205,7 +205,7 @@ class Runtime:
         embedder.embed(["warm"])
         report.warm_tiny_seconds = time.perf_counter() - t0
         t0 = time.perf_counter()
-        embedder.embed([_WARM_TEXT * 3] * 4)
+        embedder.embed([_WARM_TEXT * 3])  # one text at the 256-token limit
         report.warm_full_seconds = time.perf_counter() - t0
 
     def _finish(self, error: AntinomyError | None) -> None:
