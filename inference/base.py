@@ -59,6 +59,17 @@ class StopFlag:
         return self._event.is_set()
 
 
+class AnyStop(StopFlag):
+    """Set when any of its flags is set: the caller's Stop, or the runtime closing."""
+
+    def __init__(self, *flags: StopFlag | None) -> None:
+        super().__init__()
+        self._flags = [f for f in flags if f is not None]
+
+    def is_set(self) -> bool:
+        return super().is_set() or any(f.is_set() for f in self._flags)
+
+
 @dataclass(frozen=True)
 class GenerationSettings:
     max_tokens: int = 512

