@@ -17,21 +17,9 @@ from inference.errors import AntinomyError, ModelUnavailable
 
 Handler = Callable[[argparse.Namespace], int]
 
-
-def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("models (default: the bundled models)")
-    group.add_argument("--llm", metavar="GGUF", help="a GGUF model file of your own")
-    group.add_argument("--embedder", metavar="ONNX", help="an ONNX sentence-embedding model")
-    group.add_argument(
-        "--backend",
-        choices=["embedded", "http"],
-        default="embedded",
-        help="run the LLM in-process (default) or on an OpenAI-compatible server",
-    )
-    group.add_argument("--base-url", help="the server's base URL, e.g. http://127.0.0.1:8080/v1")
-    group.add_argument("--model", default="", help="model name to ask the server for")
-    group.add_argument("--api-key", help="API key for the server, if it needs one")
-    group.add_argument("--threads", type=int, help="threads for the embedded LLM")
+#: Each module has ``register(subparsers)``, which adds its subcommands and sets
+#: ``handler`` (a function of the parsed arguments returning an exit code).
+COMMANDS = [models_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,18 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("models", help="which model files are used, their hashes and sizes")
-    _add_model_options(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(handler=models_cmd.run_models)
-
-    p = sub.add_parser(
-        "doctor", help="check the models: present, verified, load and warm-up times, speed"
-    )
-    _add_model_options(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--quick", action="store_true", help="skip the speed measurements")
-    p.set_defaults(handler=models_cmd.run_doctor)
+    for module in COMMANDS:
+        module.register(sub)
     return parser
 
 

@@ -1,0 +1,28 @@
+"""Errors of the vault layer. Messages are for the user and name the next step."""
+
+from __future__ import annotations
+
+from inference.errors import AntinomyError
+
+
+class VaultError(AntinomyError):
+    """Something about the vault prevents the operation."""
+
+
+class VaultNotFound(VaultError):
+    """The vault folder does not exist or is not a folder."""
+
+
+class VaultChanged(VaultError):
+    """A file changed since it was read or planned; nothing was written.
+
+    ``paths`` are the vault-relative paths that differ.
+    """
+
+    def __init__(self, message: str, paths: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.paths = paths
+
+
+class VaultBusy(VaultError):
+    """Another writer holds the vault's mutation lock."""
