@@ -24,3 +24,30 @@ def human_size(n: int) -> str:
 def progress(message: str) -> None:
     """A progress line on stderr (stdout stays clean for --json)."""
     print(message, file=sys.stderr, flush=True)
+
+
+class ProgressLine:
+    """A progress bar on stderr: redrawn in place on a terminal, a few lines otherwise."""
+
+    def __init__(self, width: int = 30) -> None:
+        self.width = width
+        self.tty = sys.stderr.isatty()
+        self._last: tuple[str, int] = ("", -1)
+
+    def update(self, done: int, total: int, phase: str) -> None:
+        if total <= 0:
+            return
+        tenth = done * 10 // total
+        if self.tty:
+            filled = self.width * done // total
+            bar = "█" * filled + "·" * (self.width - filled)
+            sys.stderr.write(f"\r{phase:<10} {bar} {done}/{total}")
+            sys.stderr.flush()
+        elif (phase, tenth) != self._last and (tenth % 5 == 0 or done == total):
+            print(f"{phase} {done}/{total}", file=sys.stderr, flush=True)
+        self._last = (phase, tenth)
+
+    def close(self) -> None:
+        if self.tty and self._last[0]:
+            sys.stderr.write("\n")
+            sys.stderr.flush()

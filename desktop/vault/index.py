@@ -1,0 +1,642 @@
+"""The vault index: notes, links, full text, vectors and coverage, kept incrementally.
+
+Only files whose size or modification time changed are re-read; only notes
+whose content hash changed are re-parsed and re-embedded; deleted files leave
+the index. Every file seen is in the coverage table — indexed, or skipped with
+its reason — so a bad file is visible, never silently missing.
+
+Thread-safety: one :class:`VaultIndex` may be used from several threads; writes
+are serialised by a lock, reads use the same connection (SQLite serialises).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from desktop.vault.db import IndexDatabase
+from desktop.vault.layout import state_dir, vault_root
+from desktop.vault.notes import DEFAULT_MAX_BYTES, Link, Note, NoteSkipped, read_note, relative_path
+from desktop.vault.vectors import EmbeddingModel, VectorStore, embed_notes
+
+log = logging.getLogger(__name__)
+
+#: ``progress(done, total, phase)``; phase is "reading" or "embedding".
+Progress = Callable[[int, int, str], None]
+StopCheck = Callable[[], bool]
+
+_BATCH_FILES = 200
+_BATCH_EMBED = 32
+
+REASONS = {
+    "invalid_yaml": "invalid YAML",
+    "not_utf8": "not UTF-8",
+    "binary": "binary",
+    "too_large": "too large",
+    "symlink_outside": "symlink out of the vault",
+    "symlink_dir": "symlinked folder not followed",
+    "unreadable": "unreadable",
+    "changing": "kept changing",
+    "vanished": "vanished while read",
+    "duplicate_basename": "duplicate basename",
+    "empty": "empty",
+}
+
+
+@dataclass(frozen=True)
+class CoverageEntry:
+    path: str
+    #: "indexed" or "skipped".
+    state: str
+    #: A stable code (see REASONS) when skipped, or a warning on an indexed note.
+    reason: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    files_seen: int
+    notes_indexed: int
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    #: (old path, new path) pairs: a file removed and one added with the same content.
+    renamed: tuple[tuple[str, str], ...] = ()
+    embedded: int = 0
+    skipped: tuple[CoverageEntry, ...] = ()
+    warnings: tuple[CoverageEntry, ...] = ()
+    seconds: float = 0.0
+    stopped: bool = False
+    rebuilt_because: str | None = None
+
+    def summary(self) -> str:
+        text = f"{self.notes_indexed} / {self.files_seen} notes indexed"
+        if self.skipped:
+            counts = Counter(REASONS.get(e.reason or "", e.reason or "?") for e in self.skipped)
+            parts = ", ".join(f"{why} {n}" for why, n in counts.most_common())
+            text += f"; {len(self.skipped)} skipped: {parts}"
+        if self.warnings:
+            text += f"; {len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}"
+        if self.stopped:
+            text += " (stopped before the end)"
+        return text
+
+
+@dataclass(frozen=True)
+class NoteSummary:
+    """A row of the notes list: what a UI or a flow needs without the body."""
+
+    path: str
+    basename: str
+    title: str
+    type: str | None
+    status: str | None
+    mtime: float
+    sha256: str
+    aliases: tuple[str, ...] = field(default=(), repr=False)
+
+
+def walk_vault(root: Path) -> Iterator[tuple[str, os.stat_result | None, CoverageEntry | None]]:
+    """Every ``.md`` file under ``root``: (path, stat, None) or (path, None, skip entry).
+
+    Dot-folders (``.obsidian``, ``.git``, ``.trash``, ``.antinomy``…) are not
+    entered; symlinked folders are not followed; a symlinked note is read only
+    if it points inside the vault.
+    """
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        keep = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            full = here / name
+            if full.is_symlink():
+                yield (
+                    relative_path(root, full),
+                    None,
+                    CoverageEntry(
+                        relative_path(root, full),
+                        "skipped",
+                        "symlink_dir",
+                        f"symlinked folder (to {os.readlink(full)}) is not followed",
+                    ),
+                )
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if not name.lower().endswith(".md") or name.startswith("."):
+                continue
+            full = here / name
+            rel = relative_path(root, full)
+            if full.is_symlink():
+                target = full.resolve()
+                if not target.is_relative_to(root):
+                    yield (
+                        rel,
+                        None,
+                        CoverageEntry(rel, "skipped", "symlink_outside", f"points to {target}"),
+                    )
+                    continue
+            try:
+                yield rel, full.stat(), None
+            except OSError as exc:
+                yield rel, None, CoverageEntry(rel, "skipped", "unreadable", str(exc))
+
+
+class VaultIndex:
+    """The index of one vault, in ``<vault>/.antinomy/index.db``."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        embedding: EmbeddingModel | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        self.root = vault_root(root)
+        self.embedding = embedding
+        self.max_bytes = max_bytes
+        self._store = IndexDatabase(state_dir(self.root) / "index.db")
+        self.db = self._store.db
+        self.db.execute("PRAGMA busy_timeout = 5000")
+        self._write_lock = threading.RLock()
+        self.vectors: VectorStore | None = None
+        if embedding is not None:
+            self._load_vectors(embedding)
+
+    @property
+    def rebuilt_because(self) -> str | None:
+        return self._store.rebuilt_because
+
+    # ------------------------------------------------------------------ vectors
+
+    def _load_vectors(self, embedding: EmbeddingModel) -> None:
+        store = VectorStore(embedding.dimension)
+        if self._store.get_meta("embedder") != embedding.model_id:
+            with self._write_lock:
+                self.db.execute("DELETE FROM vectors")  # another model: every vector is stale
+                self._store.set_meta("embedder", embedding.model_id)
+        rows = self.db.execute("SELECT path, vector FROM vectors").fetchall()
+        store.upsert((p, np.frombuffer(v, dtype="<f4")) for p, v in rows)
+        self.vectors = store
+
+    # ------------------------------------------------------------------ updating
+
+    def update(
+        self,
+        *,
+        progress: Progress | None = None,
+        stop: StopCheck | None = None,
+        full_check: bool = False,
+    ) -> IndexReport:
+        """Bring the index up to date with the files; returns what changed."""
+        start = time.perf_counter()
+        seen: dict[str, os.stat_result] = {}
+        skipped: dict[str, CoverageEntry] = {}
+        for rel, st, skip in walk_vault(self.root):
+            if skip is not None:
+                skipped[rel] = skip
+            elif st is not None:
+                seen[rel] = st
+        known = {
+            row[0]: (row[1], row[2], row[3])
+            for row in self.db.execute("SELECT path, state, size, mtime_ns FROM coverage")
+        }
+        to_read = [
+            p
+            for p, st in seen.items()
+            if full_check
+            or p not in known
+            or (known[p][1], known[p][2]) != (st.st_size, st.st_mtime_ns)
+        ]
+        # A file skipped before is not re-read until it changes (its stat is kept).
+        gone = [p for p in known if p not in seen and p not in skipped]
+        with self._write_lock:
+            for entry in skipped.values():  # symlinks the walk refused
+                self._set_coverage(entry, None)
+            added, updated, stopped = self._read_files(to_read, seen, skipped, progress, stop)
+            renamed = self._remove(gone, added)
+            if added or gone or not known:
+                self._resolve_links(None)
+            elif updated:
+                self._resolve_links(updated)
+            self._mark_duplicates()
+            embedded = 0
+            if not stopped and self.embedding is not None:
+                embedded, stopped = self._embed_missing(progress, stop)
+        return self._report(
+            added, updated, gone, renamed, embedded, time.perf_counter() - start, stopped
+        )
+
+    def update_paths(self, paths: Iterable[str]) -> IndexReport:
+        """Re-index just these vault-relative paths (after a transaction, or a watcher event)."""
+        start = time.perf_counter()
+        seen: dict[str, os.stat_result] = {}
+        skipped: dict[str, CoverageEntry] = {}
+        gone: list[str] = []
+        for rel in dict.fromkeys(PurePosixPath(p).as_posix() for p in paths):
+            full = self.root / rel
+            if not rel.lower().endswith(".md") or any(
+                part.startswith(".") for part in PurePosixPath(rel).parts
+            ):
+                continue
+            if full.is_symlink() and not full.resolve().is_relative_to(self.root):
+                skipped[rel] = CoverageEntry(rel, "skipped", "symlink_outside", "points outside")
+            elif full.is_file():
+                seen[rel] = full.stat()
+            else:
+                gone.append(rel)
+        with self._write_lock:
+            for entry in skipped.values():
+                self._set_coverage(entry, None)
+            added, updated, stopped = self._read_files(list(seen), seen, skipped, None, None)
+            renamed = self._remove(gone, added)
+            self._resolve_links(None if (added or gone) else updated)
+            self._mark_duplicates()
+            embedded = 0
+            if self.embedding is not None:
+                embedded, stopped = self._embed_missing(None, None)
+        return self._report(
+            added, updated, gone, renamed, embedded, time.perf_counter() - start, stopped
+        )
+
+    def rebuild(self, **kwargs: Any) -> IndexReport:
+        """Forget everything and index from scratch."""
+        with self._write_lock:
+            with self.db.conn:
+                self.db.execute("BEGIN")
+                for table in ("links", "vectors", "coverage", "notes"):
+                    self.db.execute(f"DELETE FROM {table}")
+            if self.vectors is not None:
+                self.vectors = VectorStore(self.vectors.dimension)
+        return self.update(**kwargs)
+
+    def _read_files(
+        self,
+        paths: Sequence[str],
+        seen: dict[str, os.stat_result],
+        skipped: dict[str, CoverageEntry],
+        progress: Progress | None,
+        stop: StopCheck | None,
+    ) -> tuple[list[str], list[str], bool]:
+        stored = dict(self.db.execute("SELECT path, sha256 FROM notes").fetchall())
+        added: list[str] = []
+        updated: list[str] = []
+        total = len(paths)
+        for start in range(0, total, _BATCH_FILES):
+            if stop is not None and stop():
+                return added, updated, True
+            with self.db.conn:
+                self.db.execute("BEGIN")
+                for rel in paths[start : start + _BATCH_FILES]:
+                    try:
+                        note = read_note(self.root, rel, max_bytes=self.max_bytes)
+                    except NoteSkipped as exc:
+                        self._drop_note(rel)
+                        entry = CoverageEntry(rel, "skipped", exc.reason, str(exc))
+                        skipped[rel] = entry
+                        self._set_coverage(entry, seen.get(rel))
+                        continue
+                    st = seen[rel]
+                    if stored.get(rel) != note.sha256:
+                        self._write_note(note)
+                        (updated if rel in stored else added).append(rel)
+                    entry = CoverageEntry(rel, "indexed")
+                    if not note.body.strip():
+                        entry = CoverageEntry(
+                            rel, "indexed", "empty", "no text besides frontmatter"
+                        )
+                    self._set_coverage(entry, st)
+            if progress is not None:
+                progress(min(start + _BATCH_FILES, total), total, "reading")
+        return added, updated, False
+
+    def _write_note(self, note: Note) -> None:
+        row = {
+            "path": note.path,
+            "basename": note.basename,
+            "title": note.title,
+            "type": note.type,
+            "status": note.status,
+            "aliases": json.dumps(list(note.aliases), ensure_ascii=False),
+            "tags": json.dumps(list(note.tags), ensure_ascii=False),
+            "frontmatter": json.dumps(note.frontmatter, ensure_ascii=False, default=str),
+            "body": note.body,
+            "sha256": note.sha256,
+            "mtime": note.mtime,
+            "size": note.size,
+        }
+        # UPDATE keeps the rowid (and so the FTS row) stable; INSERT for new notes.
+        cols = [c for c in row if c != "path"]
+        cur = self.db.execute(
+            f"UPDATE notes SET {', '.join(f'{c} = ?' for c in cols)} WHERE path = ?",
+            [row[c] for c in cols] + [note.path],
+        )
+        if cur.rowcount == 0:
+            self.db.execute(
+                f"INSERT INTO notes ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})",
+                list(row.values()),
+            )
+        self.db.execute("DELETE FROM links WHERE src = ?", [note.path])
+        self.db.conn.executemany(
+            "INSERT INTO links (src, target, heading, alias, embed) VALUES (?, ?, ?, ?, ?)",
+            [(note.path, lk.target, lk.heading, lk.alias, int(lk.embed)) for lk in note.links],
+        )
+
+    def _drop_note(self, rel: str) -> None:
+        self.db.execute("DELETE FROM notes WHERE path = ?", [rel])  # cascades links, vectors
+        if self.vectors is not None:
+            self.vectors.remove([rel])
+
+    def _set_coverage(self, entry: CoverageEntry, st: os.stat_result | None) -> None:
+        self.db.execute(
+            "INSERT INTO coverage (path, state, reason, detail, size, mtime_ns) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET state = excluded.state, "
+            "reason = excluded.reason, detail = excluded.detail, size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns",
+            [
+                entry.path,
+                entry.state,
+                entry.reason,
+                entry.detail,
+                st.st_size if st else None,
+                st.st_mtime_ns if st else None,
+            ],
+        )
+
+    def _remove(self, gone: Sequence[str], added: Sequence[str]) -> list[tuple[str, str]]:
+        if not gone:
+            return []
+        old_hashes = dict(
+            self.db.execute(
+                f"SELECT path, sha256 FROM notes WHERE path IN ({', '.join('?' for _ in gone)})",
+                list(gone),
+            ).fetchall()
+        )
+        with self.db.conn:
+            self.db.execute("BEGIN")
+            for rel in gone:
+                self._drop_note(rel)
+                self.db.execute("DELETE FROM coverage WHERE path = ?", [rel])
+        new_by_hash: dict[str, list[str]] = defaultdict(list)
+        if added:
+            rows = self.db.execute(
+                f"SELECT path, sha256 FROM notes WHERE path IN ({', '.join('?' for _ in added)})",
+                list(added),
+            ).fetchall()
+            for path, digest in rows:
+                new_by_hash[digest].append(path)
+        return [
+            (old, new_by_hash[digest][0])
+            for old, digest in old_hashes.items()
+            if len(new_by_hash.get(digest, ())) == 1
+        ]
+
+    def _resolve_links(self, only_sources: Sequence[str] | None) -> None:
+        """Point each link at a note path; ambiguous basenames are flagged, never guessed.
+
+        Like Obsidian, a link names a file (``[[Note]]`` or ``[[Folder/Note]]``);
+        aliases are for display and search, not for resolving links.
+        """
+        by_base: dict[str, list[str]] = defaultdict(list)
+        by_path: dict[str, str] = {}
+        for (path,) in self.db.execute("SELECT path FROM notes"):
+            lower = path.lower()
+            by_path[lower[:-3] if lower.endswith(".md") else lower] = path
+            by_base[PurePosixPath(lower).stem].append(path)
+        if only_sources is None:
+            rows = self.db.execute("SELECT rowid, target FROM links").fetchall()
+        else:
+            marks = ", ".join("?" for _ in only_sources)
+            rows = self.db.execute(
+                f"SELECT rowid, target FROM links WHERE src IN ({marks})", list(only_sources)
+            ).fetchall()
+        updates: list[tuple[str | None, str | None, int]] = []
+        for rowid, target in rows:
+            key = target.lower().removesuffix(".md").strip("/")
+            if "/" in key:
+                hit = by_path.get(key)
+                candidates = (
+                    [hit] if hit else [p for k, p in by_path.items() if k.endswith("/" + key)]
+                )
+            else:
+                candidates = by_base.get(key, [])
+            if len(candidates) == 1:
+                updates.append((candidates[0], None, rowid))
+            else:
+                updates.append((None, "ambiguous" if candidates else "unresolved", rowid))
+        with self.db.conn:
+            self.db.execute("BEGIN")
+            self.db.conn.executemany(
+                "UPDATE links SET resolved = ?, problem = ? WHERE rowid = ?", updates
+            )
+
+    def _mark_duplicates(self) -> list[CoverageEntry]:
+        groups: dict[str, list[str]] = defaultdict(list)
+        for path, base in self.db.execute("SELECT path, basename FROM notes"):
+            groups[base.lower()].append(path)
+        warnings = []
+        with self.db.conn:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "UPDATE coverage SET reason = NULL, detail = NULL "
+                "WHERE state = 'indexed' AND reason = 'duplicate_basename'"
+            )
+            for paths in groups.values():
+                if len(paths) < 2:
+                    continue
+                for path in paths:
+                    others = ", ".join(p for p in sorted(paths) if p != path)
+                    detail = f"the same name as {others}: [[links]] to it are ambiguous"
+                    self.db.execute(
+                        "UPDATE coverage SET reason = 'duplicate_basename', detail = ? "
+                        "WHERE path = ?",
+                        [detail, path],
+                    )
+                    warnings.append(CoverageEntry(path, "indexed", "duplicate_basename", detail))
+        return warnings
+
+    def _embed_missing(self, progress: Progress | None, stop: StopCheck | None) -> tuple[int, bool]:
+        assert self.embedding is not None and self.vectors is not None
+        todo = self.db.execute(
+            "SELECT n.path, n.title, n.body, n.sha256 FROM notes n "
+            "LEFT JOIN vectors v ON v.path = n.path "
+            "WHERE v.path IS NULL OR v.sha256 != n.sha256 ORDER BY n.path"
+        ).fetchall()
+        done = 0
+        for start in range(0, len(todo), _BATCH_EMBED):
+            if stop is not None and stop():
+                return done, True
+            batch = todo[start : start + _BATCH_EMBED]
+            vectors = embed_notes(self.embedding, [(title, body) for _, title, body, _ in batch])
+            rows = [
+                (path, digest, vec.astype("<f4").tobytes())
+                for (path, _, _, digest), vec in zip(batch, vectors, strict=True)
+            ]
+            with self.db.conn:
+                self.db.execute("BEGIN")
+                self.db.conn.executemany(
+                    "INSERT INTO vectors (path, sha256, vector) VALUES (?, ?, ?) "
+                    "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, "
+                    "vector = excluded.vector",
+                    rows,
+                )
+            self.vectors.upsert((path, vec) for (path, *_), vec in zip(batch, vectors, strict=True))
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(todo), "embedding")
+        return done, False
+
+    def _report(
+        self,
+        added: list[str],
+        updated: list[str],
+        gone: list[str],
+        renamed: list[tuple[str, str]],
+        embedded: int,
+        seconds: float,
+        stopped: bool,
+    ) -> IndexReport:
+        notes = int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
+        coverage = self.coverage()
+        all_skipped = tuple(c for c in coverage if c.state == "skipped")
+        all_warnings = tuple(c for c in coverage if c.state == "indexed" and c.reason)
+        files = int(self.db.execute("SELECT count(*) FROM coverage").fetchone()[0])
+        return IndexReport(
+            files_seen=files,
+            notes_indexed=notes,
+            added=tuple(added),
+            updated=tuple(updated),
+            removed=tuple(gone),
+            renamed=tuple(renamed),
+            embedded=embedded,
+            skipped=all_skipped,
+            warnings=all_warnings,
+            seconds=seconds,
+            stopped=stopped,
+            rebuilt_because=self.rebuilt_because,
+        )
+
+    # ------------------------------------------------------------------ reading
+
+    def coverage(self) -> list[CoverageEntry]:
+        return [
+            CoverageEntry(p, s, r, d)
+            for p, s, r, d in self.db.execute(
+                "SELECT path, state, reason, detail FROM coverage ORDER BY path"
+            )
+        ]
+
+    def note(self, path: str) -> Note | None:
+        row = self.db.execute(
+            "SELECT path, basename, frontmatter, body, type, status, aliases, tags, sha256, "
+            "mtime, size FROM notes WHERE path = ?",
+            [path],
+        ).fetchone()
+        if row is None:
+            return None
+        links = tuple(
+            Link(target=t, heading=h, alias=a, embed=bool(e))
+            for t, h, a, e in self.db.execute(
+                "SELECT target, heading, alias, embed FROM links WHERE src = ? ORDER BY rowid",
+                [path],
+            )
+        )
+        return Note(
+            path=row[0],
+            basename=row[1],
+            frontmatter=json.loads(row[2]),
+            body=row[3],
+            type=row[4],
+            status=row[5],
+            aliases=tuple(json.loads(row[6])),
+            tags=tuple(json.loads(row[7])),
+            links=links,
+            sha256=row[8],
+            mtime=row[9],
+            size=row[10],
+        )
+
+    def notes(
+        self, *, types: Iterable[str] | None = None, statuses: Iterable[str] | None = None
+    ) -> list[NoteSummary]:
+        sql = "SELECT path, basename, title, type, status, mtime, sha256, aliases FROM notes"
+        clauses, params = sql_filters(types, statuses)
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        return [
+            NoteSummary(p, b, t, ty, st, m, h, tuple(json.loads(a)))
+            for p, b, t, ty, st, m, h, a in self.db.execute(sql + " ORDER BY path", params)
+        ]
+
+    def summaries(self, paths: Iterable[str]) -> dict[str, NoteSummary]:
+        wanted = list(dict.fromkeys(paths))
+        if not wanted:
+            return {}
+        rows = self.db.execute(
+            "SELECT path, basename, title, type, status, mtime, sha256, aliases FROM notes "
+            f"WHERE path IN ({', '.join('?' for _ in wanted)})",
+            wanted,
+        )
+        return {
+            p: NoteSummary(p, b, t, ty, st, m, h, tuple(json.loads(a)))
+            for p, b, t, ty, st, m, h, a in rows
+        }
+
+    def resolve(self, target: str) -> list[str]:
+        """Paths a wikilink target could mean (one = resolved, several = ambiguous)."""
+        key = target.lower().removesuffix(".md").strip("/")
+        if "/" in key:
+            rows = self.db.execute(
+                "SELECT path FROM notes WHERE lower(path) = ? OR lower(path) LIKE ?",
+                [key + ".md", "%/" + key + ".md"],
+            )
+        else:
+            rows = self.db.execute(
+                "SELECT path FROM notes WHERE basename = ? COLLATE NOCASE ORDER BY path", [key]
+            )
+        return [r[0] for r in rows]
+
+    def backlinks(self, path: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT src FROM links WHERE resolved = ? ORDER BY src", [path]
+            )
+        ]
+
+    def broken_links(self) -> list[tuple[str, str, str]]:
+        """(source, target, problem) for links that are unresolved or ambiguous."""
+        return [
+            (s, t, p)
+            for s, t, p in self.db.execute(
+                "SELECT src, target, problem FROM links WHERE problem IS NOT NULL ORDER BY src"
+            )
+        ]
+
+    def close(self) -> None:
+        self._store.close()
+
+
+def sql_filters(
+    types: Iterable[str] | None, statuses: Iterable[str] | None, prefix: str = ""
+) -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, values in (("type", types), ("status", statuses)):
+        if values is not None:
+            vals = list(values)
+            clauses.append(f"{prefix}{column} IN ({', '.join('?' for _ in vals)})")
+            params.extend(vals)
+    return clauses, params

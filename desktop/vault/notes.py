@@ -1,0 +1,202 @@
+"""Reading one Markdown file into a :class:`Note`, or saying exactly why not.
+
+A vault is the user's, not ours: any file may be malformed. Reading never
+raises for bad content — it raises :class:`NoteSkipped` with a reason code and
+a sentence, which the index records in its coverage table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from desktop.vault.errors import VaultError
+from desktop.vault.frontmatter import FrontmatterError, parse_frontmatter, split_frontmatter
+
+#: Notes larger than this are listed as skipped, not read (1 MiB).
+DEFAULT_MAX_BYTES = 1 << 20
+#: How many times a file that changes while being read is re-read.
+READ_ATTEMPTS = 3
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z0-9_][\w/-]*)", re.UNICODE)
+_FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+class NoteSkipped(VaultError):
+    """A file that cannot be indexed; ``reason`` is a stable code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Link:
+    """A wikilink as written: ``[[target#heading|alias]]`` or ``![[…]]``."""
+
+    target: str
+    heading: str | None = None
+    alias: str | None = None
+    embed: bool = False
+
+    @property
+    def target_basename(self) -> str:
+        name = PurePosixPath(self.target).name
+        return name[:-3] if name.lower().endswith(".md") else name
+
+
+@dataclass(frozen=True)
+class Note:
+    #: Vault-relative POSIX path, e.g. ``Tensions/Speed vs care.md``.
+    path: str
+    basename: str
+    frontmatter: Mapping[str, Any] = field(compare=False, repr=False)
+    body: str = field(repr=False)
+    type: str | None
+    status: str | None
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: tuple[Link, ...] = field(repr=False)
+    #: sha256 of the file's bytes.
+    sha256: str
+    mtime: float
+    size: int
+
+    @property
+    def title(self) -> str:
+        value = self.frontmatter.get("title")
+        return str(value) if isinstance(value, str) and value.strip() else self.basename
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A frontmatter value as a tuple of strings (a lone string counts as one)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip()) if "," in value else (value,)
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value if v is not None and str(v).strip())
+    return (str(value),)
+
+
+def note_type(frontmatter: Mapping[str, Any]) -> str | None:
+    """``type``, else ``antinomia_type`` (Antinomia), else ``kind`` (Commonwealth)."""
+    for key in ("type", "antinomia_type", "kind"):
+        value = frontmatter.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def parse_links(body: str) -> tuple[Link, ...]:
+    """Wikilinks outside code: ``[[Note]]``, ``[[Folder/Note]]``, ``[[Note|alias]]``,
+    ``[[Note#Heading]]``, ``[[#Heading]]`` (same note) and embeds ``![[Note]]``."""
+    text = _INLINE_CODE.sub("", _FENCED_CODE.sub("", body))
+    links: list[Link] = []
+    for bang, inner in _WIKILINK.findall(text):
+        target, _, alias = inner.partition("|")
+        target, _, heading = target.partition("#")
+        target = target.strip()
+        if not target:  # [[#Heading]] points into the same note
+            continue
+        links.append(
+            Link(
+                target=target,
+                heading=heading.strip() or None,
+                alias=alias.strip() or None,
+                embed=bool(bang),
+            )
+        )
+    return tuple(links)
+
+
+def parse_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:
+    tags = [t.lstrip("#") for t in _strings(frontmatter.get("tags") or frontmatter.get("tag"))]
+    text = _INLINE_CODE.sub("", _FENCED_CODE.sub("", body))
+    tags.extend(_INLINE_TAG.findall(text))
+    seen: dict[str, None] = {}
+    for tag in tags:
+        if tag and not tag.isdigit():
+            seen.setdefault(tag, None)
+    return tuple(seen)
+
+
+def _check_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise NoteSkipped(
+            "too_large",
+            f"{size / 1048576:.1f} MB is over the {max_bytes / 1048576:.0f} MB limit for one note",
+        )
+
+
+def parse_note(
+    path: str, data: bytes, *, mtime: float = 0.0, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Note:
+    """Turn a file's bytes into a Note, or raise NoteSkipped with the reason."""
+    size = len(data)
+    _check_size(size, max_bytes)
+    if b"\x00" in data[:8192]:
+        raise NoteSkipped("binary", "binary data (NUL bytes), not a Markdown text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NoteSkipped(
+            "not_utf8",
+            f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — re-save it as UTF-8",
+        ) from None
+    try:
+        frontmatter = parse_frontmatter(text)
+    except FrontmatterError as exc:
+        raise NoteSkipped("invalid_yaml", f"invalid frontmatter: {exc}") from None
+    body = split_frontmatter(text).body
+    stem = PurePosixPath(path).name
+    basename = stem[:-3] if stem.lower().endswith(".md") else stem
+    status = frontmatter.get("status")
+    return Note(
+        path=path,
+        basename=basename,
+        frontmatter=frontmatter,
+        body=body,
+        type=note_type(frontmatter),
+        status=str(status).strip() if status is not None and str(status).strip() else None,
+        aliases=_strings(frontmatter.get("aliases") or frontmatter.get("alias")),
+        tags=parse_tags(frontmatter, body),
+        links=parse_links(body),
+        sha256=hashlib.sha256(data).hexdigest(),
+        mtime=mtime,
+        size=size,
+    )
+
+
+def read_note(root: Path, path: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Note:
+    """Read ``root/path`` consistently: a file that changes while being read is
+    re-read, and reported as ``changing`` if it never holds still."""
+    full = root / path
+    for _ in range(READ_ATTEMPTS):
+        try:
+            before = full.stat()
+            _check_size(before.st_size, max_bytes)  # never read a huge file whole
+            data = full.read_bytes()
+            after = full.stat()
+        except FileNotFoundError:
+            raise NoteSkipped("vanished", "the file disappeared while being read") from None
+        except OSError as exc:
+            raise NoteSkipped("unreadable", f"cannot be read: {exc.strerror or exc}") from None
+        if (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size) and len(
+            data
+        ) == after.st_size:
+            return parse_note(path, data, mtime=after.st_mtime, max_bytes=max_bytes)
+    raise NoteSkipped(
+        "changing", f"the file kept changing while being read ({READ_ATTEMPTS} attempts)"
+    )
+
+
+def relative_path(root: Path, full: Path) -> str:
+    return PurePosixPath(os.path.relpath(full, root).replace(os.sep, "/")).as_posix()

@@ -1,0 +1,133 @@
+"""Search that combines full text (FTS5, BM25) and meaning (cosine), by rank fusion.
+
+Reciprocal rank fusion (Cormack et al., 2009): each list contributes
+``1 / (RRF_K + rank)``. It needs no score calibration between BM25 and cosine,
+and a note found by both lists rises above notes found by one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop.vault.index import NoteSummary, VaultIndex, sql_filters
+
+RRF_K = 60
+#: How deep each list is read before fusing.
+CANDIDATES = 50
+#: Below this cosine a note is not "about" the query (all-MiniLM-L6-v2: unrelated
+#: sentences score about -0.1 to 0.15); it only pads the list with noise.
+MIN_SIMILARITY = 0.2
+
+_TERM = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    note: NoteSummary
+    score: float
+    #: Rank in the full-text list and in the semantic list (None: not found there).
+    text_rank: int | None
+    semantic_rank: int | None
+    #: Cosine similarity to the query, when the semantic list found the note.
+    similarity: float | None
+    #: A short excerpt with the matching terms in «guillemets», when full text matched.
+    snippet: str | None
+
+
+def fts_query(text: str) -> str | None:
+    """The user's words as an FTS5 query: each term quoted (no operator injection),
+    OR-ed so partial matches still rank; the last term also as a prefix."""
+    terms = _TERM.findall(text)
+    if not terms:
+        return None
+    quoted = [f'"{t}"' for t in terms]
+    quoted[-1] = f"{quoted[-1]}*" if len(terms[-1]) >= 3 else quoted[-1]
+    return " OR ".join(quoted)
+
+
+def full_text(
+    index: VaultIndex,
+    query: str,
+    k: int,
+    *,
+    types: Iterable[str] | None = None,
+    statuses: Iterable[str] | None = None,
+) -> list[tuple[str, str]]:
+    """(path, snippet) best first, by BM25 (title weighted over body)."""
+    match = fts_query(query)
+    if match is None:
+        return []
+    clauses, params = sql_filters(types, statuses, prefix="n.")
+    where = " AND ".join(["notes_fts MATCH ?", *clauses])
+    rows = index.db.execute(
+        "SELECT n.path, snippet(notes_fts, 2, '«', '»', '…', 12) FROM notes_fts "
+        f"JOIN notes n ON n.rowid = notes_fts.rowid WHERE {where} "
+        "ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0) LIMIT ?",
+        [match, *params, k],
+    ).fetchall()
+    return [(p, s) for p, s in rows]
+
+
+def search(
+    index: VaultIndex,
+    query: str,
+    k: int = 10,
+    *,
+    types: Iterable[str] | None = None,
+    statuses: Iterable[str] | None = None,
+) -> list[SearchHit]:
+    """Notes matching ``query`` by words and by meaning, best first."""
+    types = list(types) if types is not None else None
+    statuses = list(statuses) if statuses is not None else None
+    text_hits = full_text(index, query, CANDIDATES, types=types, statuses=statuses)
+    semantic: list[tuple[str, float]] = []
+    if index.embedding is not None and index.vectors is not None and query.strip():
+        qvec = index.embedding.embed([query])[0]
+        allowed = None
+        if types is not None or statuses is not None:
+            ok = {n.path for n in index.notes(types=types, statuses=statuses)}
+            allowed = ok.__contains__
+        semantic = [
+            (path, sim)
+            for path, sim in index.vectors.nearest(qvec, CANDIDATES, allowed=allowed)
+            if sim >= MIN_SIMILARITY
+        ]
+    scores: dict[str, float] = {}
+    text_rank = {p: r for r, (p, _) in enumerate(text_hits, 1)}
+    sem_rank = {p: r for r, (p, _) in enumerate(semantic, 1)}
+    for path, rank in text_rank.items():
+        scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank)
+    for path, rank in sem_rank.items():
+        scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank)
+    best = sorted(scores, key=lambda p: (-scores[p], p))[:k]
+    summaries = index.summaries(best)
+    snippets = dict(text_hits)
+    similarity = dict(semantic)
+    return [
+        SearchHit(
+            note=summaries[p],
+            score=scores[p],
+            text_rank=text_rank.get(p),
+            semantic_rank=sem_rank.get(p),
+            similarity=similarity.get(p),
+            snippet=snippets.get(p),
+        )
+        for p in best
+        if p in summaries
+    ]
+
+
+def neighbours(index: VaultIndex, path: str, k: int = 10) -> list[tuple[NoteSummary, float]]:
+    """The ``k`` notes most similar in meaning to the note at ``path``."""
+    if index.vectors is None:
+        return []
+    vector = index.vectors.vector(path)
+    if vector is None:
+        return []
+    near = index.vectors.nearest(np.asarray(vector), k, exclude=[path])
+    summaries = index.summaries(p for p, _ in near)
+    return [(summaries[p], s) for p, s in near if p in summaries]

@@ -1,0 +1,294 @@
+"""The vault index: notes, links, coverage, incremental updates, search, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop.vault.db import SCHEMA_VERSION
+from desktop.vault.index import VaultIndex
+from desktop.vault.notes import parse_links, parse_note
+from desktop.vault.search import fts_query, neighbours, search
+from desktop.vault.vectors import EmbeddingModel, VectorStore, note_chunks
+
+
+class BagOfWords:
+    """A deterministic stand-in embedder: hashed word counts, normalised."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.clip(norms, 1e-9, None)
+
+
+@pytest.fixture()
+def bow() -> BagOfWords:
+    return BagOfWords()
+
+
+@pytest.fixture()
+def model(bow: BagOfWords) -> EmbeddingModel:
+    return EmbeddingModel("bag-of-words", 64, bow)
+
+
+def write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root,
+        "Tensions/Speed vs care.md",
+        "---\ntype: tension\nstatus: open\naliases: [Speed]\ntags: [work]\n---\n"
+        "We ship fast. See [[Deploys]] and [[Decisions/Freeze|the freeze]] and "
+        "[[Deploys#Why]] and ![[Diagram]]. #team\n",
+    )
+    write(root, "Deploys.md", "---\nantinomia_type: substrate\n---\nWe deploy every Friday.\n")
+    write(
+        root,
+        "Decisions/Freeze.md",
+        "---\nkind: decision\nstatus: accepted\n---\nNothing ships before a weekend.\n",
+    )
+    write(root, "Journal/2026-11-01.md", "Gardening: the tomatoes are late this year.\n")
+    write(root, ".obsidian/app.json", "{}")
+    write(root, ".obsidian/hidden.md", "never indexed")
+    return root
+
+
+def test_note_parsing_reads_type_fallbacks_links_and_tags() -> None:
+    note = parse_note(
+        "a/B.md",
+        b"---\nkind: decision\ntags: [x, '#y']\naliases: Bee\n---\nText #inline and `#code`\n",
+    )
+    assert note.basename == "B" and note.type == "decision"
+    assert note.tags == ("x", "y", "inline") and note.aliases == ("Bee",)
+    links = parse_links("[[A]] [[F/B|b]] [[C#H]] ![[D]] [[#Self]] `[[Not]]`")
+    assert [(lk.target, lk.heading, lk.alias, lk.embed) for lk in links] == [
+        ("A", None, None, False),
+        ("F/B", None, "b", False),
+        ("C", "H", None, False),
+        ("D", None, None, True),
+    ]
+
+
+def test_index_reads_notes_links_and_coverage(vault: Path, model: EmbeddingModel) -> None:
+    index = VaultIndex(vault, embedding=model)
+    report = index.update()
+    assert report.notes_indexed == 4 and report.files_seen == 4
+    assert report.summary() == "4 / 4 notes indexed"
+    assert {n.path: n.type for n in index.notes()} == {
+        "Decisions/Freeze.md": "decision",
+        "Deploys.md": "substrate",
+        "Journal/2026-11-01.md": None,
+        "Tensions/Speed vs care.md": "tension",
+    }
+    assert index.backlinks("Deploys.md") == ["Tensions/Speed vs care.md"]
+    assert index.backlinks("Decisions/Freeze.md") == ["Tensions/Speed vs care.md"]
+    assert index.broken_links() == [("Tensions/Speed vs care.md", "Diagram", "unresolved")]
+    note = index.note("Tensions/Speed vs care.md")
+    assert note is not None and note.tags == ("work", "team") and note.aliases == ("Speed",)
+    assert len(index.vectors or []) == 4
+    assert (vault / ".obsidian" / "hidden.md").read_text() == "never indexed"  # untouched
+
+
+def test_incremental_update_rereads_only_what_changed(
+    vault: Path, model: EmbeddingModel, bow: BagOfWords
+) -> None:
+    index = VaultIndex(vault, embedding=model)
+    index.update()
+    bow.calls.clear()
+    again = index.update()
+    assert (again.added, again.updated, again.removed, again.embedded) == ((), (), (), 0)
+    assert bow.calls == []
+    path = vault / "Deploys.md"
+    path.write_text("---\nantinomia_type: substrate\n---\nWe deploy on Mondays now.\n")
+    os.utime(path, ns=(1, 1_000_000_000))
+    changed = index.update()
+    assert changed.updated == ("Deploys.md",) and changed.embedded == 1
+    assert search(index, "Mondays")[0].note.path == "Deploys.md"
+    # touched but identical content: re-read, not re-embedded
+    os.utime(path, ns=(2, 2_000_000_000))
+    bow.calls.clear()
+    touched = index.update()
+    assert touched.updated == () and bow.calls == []
+
+
+def test_deleted_and_renamed_files(vault: Path, model: EmbeddingModel) -> None:
+    index = VaultIndex(vault, embedding=model)
+    index.update()
+    (vault / "Journal/2026-11-01.md").unlink()
+    (vault / "Deploys.md").rename(vault / "Deployments.md")
+    report = index.update()
+    assert set(report.removed) == {"Journal/2026-11-01.md", "Deploys.md"}
+    assert report.renamed == (("Deploys.md", "Deployments.md"),)
+    assert "Deploys.md" not in (index.vectors or VectorStore(1))
+    assert ("Tensions/Speed vs care.md", "Deploys", "unresolved") in index.broken_links()
+
+
+def test_rebuild_from_scratch_gives_the_same_index(vault: Path, model: EmbeddingModel) -> None:
+    index = VaultIndex(vault, embedding=model)
+    index.update()
+    before = (index.notes(), index.coverage(), index.broken_links())
+    index.rebuild()
+    assert (index.notes(), index.coverage(), index.broken_links()) == before
+
+
+def test_bad_input_is_listed_with_reasons_and_the_rest_works(
+    vault: Path, model: EmbeddingModel, tmp_path: Path
+) -> None:
+    write(vault, "Inbox/bad yaml.md", "---\ntitle: 'unclosed\n---\nbody\n")
+    write(vault, "Inbox/latin1.md", "Café crème".encode("latin-1"))
+    write(vault, "Inbox/binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    write(vault, "Inbox/empty.md", b"")
+    write(vault, "Inbox/huge.md", "word " * 300_000)
+    write(vault, "Archive/Deploys.md", "Another note with the same name.\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret")
+    (vault / "Inbox/link.md").symlink_to(outside)
+    (vault / "Linked").symlink_to(tmp_path)
+    write(vault, "Inbox/crlf.md", "---\r\ntype: substrate\r\n---\r\nWindows note\r\n")
+    write(vault, "Inbox/bom.md", "\ufeff---\ntype: substrate\n---\nBOM note\n")
+    index = VaultIndex(vault, embedding=model, max_bytes=1 << 20)
+    report = index.update()
+    reasons = {e.path: e.reason for e in report.skipped}
+    assert reasons == {
+        "Inbox/bad yaml.md": "invalid_yaml",
+        "Inbox/latin1.md": "not_utf8",
+        "Inbox/binary.md": "binary",
+        "Inbox/huge.md": "too_large",
+        "Inbox/link.md": "symlink_outside",
+        "Linked": "symlink_dir",
+    }
+    assert {w.path: w.reason for w in report.warnings} == {
+        "Deploys.md": "duplicate_basename",
+        "Archive/Deploys.md": "duplicate_basename",
+        "Inbox/empty.md": "empty",
+    }
+    assert "Inbox/empty.md" in {n.path for n in index.notes()}
+    assert index.note("Inbox/crlf.md").type == "substrate"  # type: ignore[union-attr]
+    assert index.note("Inbox/bom.md").type == "substrate"  # type: ignore[union-attr]
+    assert ("Tensions/Speed vs care.md", "Deploys", "ambiguous") in index.broken_links()
+    assert "6 skipped" in report.summary() and "3 warnings" in report.summary()
+    assert search(index, "tomatoes")[0].note.path == "Journal/2026-11-01.md"
+    # Skipped files are not re-read until they change.
+    assert index.update().skipped == report.skipped
+
+
+def test_file_changing_while_read_is_reported(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop.vault import notes
+
+    real = Path.read_bytes
+
+    def always_growing(self: Path) -> bytes:
+        data = real(self)
+        with self.open("ab") as fh:
+            fh.write(b" more")
+        return data
+
+    monkeypatch.setattr(notes.Path, "read_bytes", always_growing)
+    report = VaultIndex(vault).update()
+    assert {e.reason for e in report.skipped} == {"changing"}
+
+
+def test_search_fuses_words_and_meaning_with_filters(vault: Path, model: EmbeddingModel) -> None:
+    index = VaultIndex(vault, embedding=model)
+    index.update()
+    hits = search(index, "deploy Friday")
+    assert hits[0].note.path == "Deploys.md"
+    assert hits[0].text_rank == 1 and hits[0].semantic_rank is not None
+    assert "«Friday»" in (hits[0].snippet or "")
+    only = search(index, "deploy", types=["decision"])
+    assert [h.note.path for h in only] == ["Decisions/Freeze.md"]
+    assert search(index, 'NOT "OR" (*') is not None  # FTS syntax in the query is inert
+    assert fts_query("   ") is None
+    near = neighbours(index, "Deploys.md", k=2)
+    assert len(near) == 2 and all(s.path != "Deploys.md" for s, _ in near)
+
+
+def test_search_without_vectors_is_full_text_only(vault: Path) -> None:
+    index = VaultIndex(vault)
+    index.update()
+    hits = search(index, "tomatoes")
+    assert [h.note.path for h in hits] == ["Journal/2026-11-01.md"]
+    assert hits[0].semantic_rank is None and neighbours(index, "Deploys.md") == []
+
+
+def test_changing_the_embedder_redoes_all_vectors(vault: Path, model: EmbeddingModel) -> None:
+    VaultIndex(vault, embedding=model).update()
+    other = EmbeddingModel("other-model", 64, BagOfWords())
+    index = VaultIndex(vault, embedding=other)
+    assert len(index.vectors or []) == 0
+    assert index.update().embedded == 4
+
+
+def test_corrupt_database_is_rebuilt_with_a_message(vault: Path) -> None:
+    VaultIndex(vault).update()
+    db = vault / ".antinomy" / "index.db"
+    for part in vault.joinpath(".antinomy").glob("index.db-*"):
+        part.unlink()
+    db.write_bytes(b"this is not a database" * 100)
+    index = VaultIndex(vault)
+    assert index.rebuilt_because and "unreadable" in index.rebuilt_because
+    assert index.update().notes_indexed == 4
+    assert list(vault.joinpath(".antinomy").glob("index.db.broken-*"))
+
+
+def test_database_from_a_newer_version_is_rebuilt(vault: Path) -> None:
+    VaultIndex(vault).close()
+    conn = sqlite3.connect(vault / ".antinomy" / "index.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    conn.close()
+    index = VaultIndex(vault)
+    assert "newer Antinomy" in (index.rebuilt_because or "")
+    assert index.update().notes_indexed == 4
+
+
+def test_update_paths_follows_a_transaction(vault: Path, model: EmbeddingModel) -> None:
+    index = VaultIndex(vault, embedding=model)
+    index.update()
+    write(vault, "Principles/New.md", "---\ntype: principle\n---\nLinks [[Deploys]].\n")
+    (vault / "Journal/2026-11-01.md").unlink()
+    report = index.update_paths(["Principles/New.md", "Journal/2026-11-01.md"])
+    assert report.added == ("Principles/New.md",)
+    assert report.removed == ("Journal/2026-11-01.md",)
+    assert "Principles/New.md" in index.backlinks("Deploys.md")
+
+
+def test_long_notes_are_embedded_in_chunks() -> None:
+    chunks = note_chunks("Title", "word " * 1000)
+    assert len(chunks) == 7 and all(c.startswith("Title\n") for c in chunks)
+    assert note_chunks("Title", "") == ["Title"]
+    assert len(note_chunks("T", "w " * 100_000)) == 8  # capped
+
+
+def test_vector_store_incremental_rows() -> None:
+    store = VectorStore(2)
+    store.upsert([("a", np.array([1, 0], np.float32)), ("b", np.array([0, 1], np.float32))])
+    store.upsert([("c", np.array([0.7, 0.7], np.float32))])
+    store.remove(["a"])
+    assert len(store) == 2 and "a" not in store
+    assert [p for p, _ in store.nearest(np.array([1, 0], np.float32), 5)] == ["c", "b"]
+    allowed = store.nearest(np.array([1, 0], np.float32), 5, allowed={"b"}.__contains__)
+    assert [p for p, _ in allowed] == ["b"]
