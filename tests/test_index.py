@@ -223,6 +223,8 @@ def test_search_fuses_words_and_meaning_with_filters(vault: Path, model: Embeddi
     assert [h.note.path for h in only] == ["Decisions/Freeze.md"]
     assert search(index, 'NOT "OR" (*') is not None  # FTS syntax in the query is inert
     assert fts_query("   ") is None
+    assert fts_query('deploy on "friday"') == '"deploy" OR "friday"*'  # short words dropped
+    assert fts_query("on a") == '"on" OR "a"'  # unless nothing else is left
     near = neighbours(index, "Deploys.md", k=2)
     assert len(near) == 2 and all(s.path != "Deploys.md" for s, _ in near)
 

@@ -40,10 +40,17 @@ class SearchHit:
 
 def fts_query(text: str) -> str | None:
     """The user's words as an FTS5 query: each term quoted (no operator injection),
-    OR-ed so partial matches still rank; the last term also as a prefix."""
+    OR-ed so partial matches still rank; the last term also as a prefix.
+
+    >>> fts_query('deploy on "friday"')
+    '"deploy" OR "friday"*'
+    """
     terms = _TERM.findall(text)
     if not terms:
         return None
+    # One- and two-letter words ("on", "à", "is") match nearly every note: drop
+    # them unless nothing else is left.
+    terms = [t for t in terms if len(t) > 2] or terms
     quoted = [f'"{t}"' for t in terms]
     quoted[-1] = f"{quoted[-1]}*" if len(terms[-1]) >= 3 else quoted[-1]
     return " OR ".join(quoted)
