@@ -48,10 +48,23 @@ class Embedder(ABC):
 @dataclass(frozen=True)
 class EmbedderSettings:
     threads: int = 1
-    #: Upper bound on texts per ONNX call (bounds memory; MEASURED.md).
-    max_batch: int = 32
+    #: Upper bound on texts per ONNX call.
+    max_batch: int = 16
+    #: Upper bound on padded tokens per ONNX call. Bigger batches are *slower*
+    #: per text here (arena off → page faults; full-size attention masks):
+    #: measured on 1 thread, short texts 58.7/s at batch 1, 63/s at 8, 29/s at
+    #: 128; ~200-word texts 7.8/s at 1, 5.5/s at 8 (tests/perf/bench_embedder.py).
+    #: So short texts go in small batches and long ones nearly alone.
+    max_batch_tokens: int = 384
     #: Tokens per text; all-MiniLM-L6-v2 was trained on at most 256.
     max_tokens: int = 256
+    #: Run a real-int8 copy of the model (inference/int8.py), one text per run:
+    #: a batch would share one activation scale, so a text's vector would depend
+    #: on its neighbours. Measured (tests/perf/bench_embedder.py): cosine to the
+    #: shipped vectors mean 0.994 / min 0.990; 1.2–1.9× faster per text at the
+    #: same batch size. Off by default: it needs the `onnx` package and ~5 s of
+    #: preparation on first use; ``max_batch`` is then ignored.
+    int8: bool = False
 
 
 class OnnxEmbedder(Embedder):
@@ -90,7 +103,13 @@ class OnnxEmbedder(Embedder):
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.enable_cpu_mem_arena = False
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        path = onnx_path or model.path
+        if self.settings.int8:
+            from inference.int8 import prepare_int8
+
+            # A different name, so an index can tell these vectors from fp32 ones.
+            self.name = f"{model.title} (int8)"
+        # An explicit onnx_path is used as given (e.g. an int8 copy already prepared).
+        path = onnx_path or (prepare_int8(model) if self.settings.int8 else model.path)
         try:
             self._session = ort.InferenceSession(
                 str(path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -162,13 +181,33 @@ class OnnxEmbedder(Embedder):
         out = np.empty((n, self.dimension), dtype=np.float32)
         if n == 0:
             return out
-        # Length-sorted batches: a short text is never padded to a long one.
-        order = sorted(range(n), key=lambda i: len(texts[i]))
-        step = max(1, self.settings.max_batch)
-        for start in range(0, n, step):
-            idx = order[start : start + step]
+        for idx in self._batches(texts):
             out[idx] = self._embed_batch([texts[i] for i in idx])
         return out
+
+    def _batches(self, texts: Sequence[str]) -> list[list[int]]:
+        """Indices grouped for one ONNX call each: sorted by length (a short text is
+        never padded to a long one), at most ``max_batch`` texts and about
+        ``max_batch_tokens`` padded tokens per call. int8 runs one text per call,
+        so each text's activations get their own quantisation scale."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        if self.settings.int8:
+            return [[i] for i in order]
+        s = self.settings
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:
+            # ~4 characters a token, plus [CLS] and [SEP]; the longest is the last added.
+            tokens = min(s.max_tokens, len(texts[i]) // 4 + 2)
+            if current and (
+                len(current) >= s.max_batch or (len(current) + 1) * tokens > s.max_batch_tokens
+            ):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
 
     def close(self) -> None:
         self._session = None

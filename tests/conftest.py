@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Session-wide too: module- and session-scoped fixtures run before the per-test
+# home below exists, and must not write to the developer's cache either.
+os.environ["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-test-home-")
 
 
 @pytest.fixture(autouse=True)

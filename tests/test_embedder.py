@@ -91,3 +91,11 @@ def test_file_that_is_not_onnx_is_refused(tmp_path: Path) -> None:
     junk.write_bytes(b"this is not a protobuf" * 10)
     with pytest.raises(ModelUnavailable, match="cannot be loaded as an ONNX model"):
         OnnxEmbedder(resolve_model("embedder", junk))
+
+
+def test_batches_respect_the_token_budget(embedder: OnnxEmbedder) -> None:
+    texts = ["short"] * 40 + ["long " * 400] * 3
+    batches = embedder._batches(texts)
+    assert sorted(i for b in batches for i in b) == list(range(43))
+    assert all(len(b) <= 4 for b in batches)  # the fixture caps max_batch at 4
+    assert [len(b) for b in batches if b[0] >= 40] == [1, 1, 1]  # 256 tokens: alone

@@ -1,0 +1,163 @@
+"""A real-int8 copy of the embedder's ONNX file, prepared once and cached.
+
+The shipped all-MiniLM-L6-v2 file stores int8 weights but turns them back
+into fp32 (Cast, Mul) when it loads, so it runs fp32 arithmetic. Dynamic
+quantisation (``MatMulInteger`` fed by ``DynamicQuantizeLinear``) does the
+matrix products in integers — faster, but it moves vectors a little, so the
+embedder only uses this copy when asked (``EmbedderSettings.int8``).
+
+How the copy is made, and why:
+
+* ONNX Runtime's offline optimiser (basic level: constant folding) first
+  folds the Cast/Mul (or DequantizeLinear) subgraphs into plain fp32
+  initializers; ``quantize_dynamic`` only quantises a MatMul whose weight is
+  a constant.
+* Weights are int8, per output channel, in 7 bits (``reduce_range``): on
+  CPUs without VNNI the u8×s8 kernel adds pairs of products in 16 bits,
+  which overflows with full-range weights; measured here the 7-bit file was
+  closer to the shipped vectors (min cosine 0.983 vs 0.979).
+* The FFN output projection of the first two layers stays fp32: its input
+  (after GELU) has outliers 8–12× above the bulk of values, and one
+  quantisation scale per tensor cannot cover both. Keeping those two MatMuls
+  in fp32 lifted the mean cosine to the shipped model from 0.9905 to 0.994
+  on the note corpus in ``tests/perf/corpus.py``.
+
+The file lands in ``data_dir()/models/<sha256[:16]>-int8.onnx``, keyed by the
+source file's hash; it is written in a temporary folder beside it and moved
+into place with ``os.replace``, so a crash never leaves a half file there.
+Changing the recipe above needs a new file name, or old copies stay in use.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from inference.errors import ModelUnavailable
+from inference.paths import data_dir
+from inference.registry import ResolvedModel, file_sha256
+
+#: FFN output projections kept in fp32, counted from the first layer.
+FP32_OUTLIER_LAYERS = 2
+#: Leftover temporary folders older than this belong to a crashed run.
+_STALE_SECONDS = 3600
+_TMP_PREFIX = ".int8-"
+
+_lock = threading.Lock()  # two embedders in one process quantise once
+
+
+def int8_path(model: ResolvedModel) -> Path:
+    """Where the int8 copy of ``model`` is cached (it may not exist yet)."""
+    digest = model.sha256 or file_sha256(model.path)
+    return data_dir() / "models" / f"{digest[:16]}-int8.onnx"
+
+
+def prepare_int8(model: ResolvedModel) -> Path:
+    """The cached int8 copy of ``model``'s ONNX file, built on first use (~5 s).
+
+    Blocks while it builds; call it from the embedder's worker thread.
+    """
+    target = int8_path(model)
+    if target.is_file():
+        return target
+    try:
+        import onnx  # noqa: F401 - onnxruntime.quantization needs it
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "Preparing the int8 embedder needs the `onnx` package — run `pip install onnx`, "
+            "or turn the int8 embedder off in the settings."
+        ) from exc
+    with _lock:
+        if target.is_file():
+            return target
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _sweep_leftovers(target.parent)
+            with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX, dir=target.parent) as tmp:
+                folded, quantized = Path(tmp) / "folded.onnx", Path(tmp) / "int8.onnx"
+                _fold_constants(model.path, folded)
+                _quantize(folded, quantized)
+                _check_integer_ops(quantized, source=model.path)
+                os.replace(quantized, target)
+        except OSError as exc:
+            raise ModelUnavailable(
+                f"The int8 embedder cannot be written to {target.parent} ({exc}) — free some "
+                "disk space or fix the folder's permissions, or turn the int8 embedder off."
+            ) from exc
+    return target
+
+
+def _sweep_leftovers(folder: Path) -> None:
+    """Remove temporary folders a killed preparation left behind (~150 MB each)."""
+    now = time.time()
+    for leftover in folder.glob(f"{_TMP_PREFIX}*"):
+        try:
+            if now - leftover.stat().st_mtime > _STALE_SECONDS:
+                shutil.rmtree(leftover, ignore_errors=True)
+        except OSError:
+            pass  # another process removed it first
+
+
+def _fold_constants(source: Path, folded: Path) -> None:
+    """Write ``source`` with its dequantisation subgraphs folded into fp32 weights."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    options.enable_cpu_mem_arena = False
+    # Constant folding skips DequantizeLinear unless QDQ handling is off.
+    options.add_session_config_entry("session.disable_quant_qdq", "1")
+    try:
+        ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+        raise ModelUnavailable(
+            f"{source} cannot be loaded to prepare an int8 copy "
+            f"({str(exc).splitlines()[0][:200]}) — turn the int8 embedder off."
+        ) from exc
+
+
+def _outlier_matmuls(folded: Path, count: int) -> list[str]:
+    """Names of the first ``count`` MatMuls that contract (K > N): the FFN outputs."""
+    import onnx
+
+    graph = onnx.load(str(folded), load_external_data=False).graph
+    shapes = {init.name: tuple(init.dims) for init in graph.initializer}
+    names = []
+    for node in graph.node:  # ONNX keeps nodes in topological order
+        shape = shapes.get(node.input[1]) if node.op_type == "MatMul" else None
+        if shape is not None and len(shape) == 2 and shape[0] > shape[1]:
+            names.append(node.name)
+    return names[:count]
+
+
+def _quantize(folded: Path, quantized: Path) -> None:
+    """Dynamic int8 quantisation of every constant-weight MatMul but the outlier ones."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # Paths, not a ModelProto: with a proto the quantiser saves a copy in the
+    # system temp folder; with a path its shape-inference file lands beside ours.
+    quantize_dynamic(
+        folded,
+        quantized,
+        op_types_to_quantize=["MatMul"],
+        per_channel=True,
+        reduce_range=True,
+        weight_type=QuantType.QInt8,
+        nodes_to_exclude=_outlier_matmuls(folded, FP32_OUTLIER_LAYERS),
+    )
+
+
+def _check_integer_ops(quantized: Path, *, source: Path) -> None:
+    """Refuse a copy that would silently run fp32 (e.g. a model with no constant MatMul)."""
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(quantized)).graph.node}
+    if not {"MatMulInteger", "DynamicQuantizeLinear"} <= ops:
+        raise ModelUnavailable(
+            f"{source} has no matrix product that can run in int8 — turn the int8 embedder off."
+        )

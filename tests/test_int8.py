@@ -1,0 +1,122 @@
+"""The int8 copy of the shipped embedder: made once, cached, integer, close enough."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from inference import int8
+from inference.embedder import EmbedderSettings, OnnxEmbedder
+from inference.errors import ModelUnavailable
+from inference.registry import ResolvedModel, resolve_model
+from tests.perf.corpus import notes
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(ANTINOMY_HOME, int8 file): prepared once for the module, in its own home.
+
+    Module-scoped fixtures run before the autouse per-test home is set, so this
+    one points ANTINOMY_HOME at its own folder while it works.
+    """
+    home = tmp_path_factory.mktemp("int8-home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANTINOMY_HOME", str(home))
+        path = int8.prepare_int8(resolve_model("embedder"))
+    yield home, path
+
+
+@pytest.fixture
+def model() -> ResolvedModel:
+    return resolve_model("embedder")
+
+
+def test_the_copy_is_cached_by_source_hash_and_runs_integer_matmuls(
+    prepared: tuple[Path, Path], model: ResolvedModel
+) -> None:
+    home, path = prepared
+    assert path == home / "data" / "models" / f"{model.sha256[:16]}-int8.onnx"
+    graph = onnx.load(str(path)).graph
+    ops = [node.op_type for node in graph.node]
+    # 36 weight MatMuls: all but the 2 outlier ones run in integers.
+    assert ops.count("MatMulInteger") == 36 - int8.FP32_OUTLIER_LAYERS
+    assert "DynamicQuantizeLinear" in ops
+    weights = {init.name: init.data_type for init in graph.initializer}
+    integer = [n for n in graph.node if n.op_type == "MatMulInteger"]
+    assert all(weights[n.input[1]] == onnx.TensorProto.INT8 for n in integer)
+
+
+def test_a_second_call_returns_the_cached_file_without_quantising(
+    prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, path = prepared
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    before = path.stat().st_mtime_ns
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("prepared again")
+
+    monkeypatch.setattr(int8, "_fold_constants", must_not_run)
+    monkeypatch.setattr(int8, "_quantize", must_not_run)
+    assert int8.prepare_int8(model) == path
+    assert path.stat().st_mtime_ns == before
+
+
+def test_a_crash_mid_preparation_leaves_no_file_at_the_final_path(
+    model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = int8.int8_path(model)
+    target.parent.mkdir(parents=True)
+    stale = target.parent / ".int8-killed-run"  # what a SIGKILL leaves behind
+    stale.mkdir()
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+
+    def crash(folded: Path, quantized: Path) -> None:
+        quantized.write_bytes(b"half a model")
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(int8, "_quantize", crash)
+    with pytest.raises(RuntimeError, match="power cut"):
+        int8.prepare_int8(model)
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []  # temporary files and the stale run are gone
+
+
+def test_without_onnx_the_error_names_the_fix(
+    model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnx", None)  # makes `import onnx` fail
+    with pytest.raises(ModelUnavailable) as info:
+        int8.prepare_int8(model)
+    assert str(info.value) == (
+        "Preparing the int8 embedder needs the `onnx` package — run `pip install onnx`, "
+        "or turn the int8 embedder off in the settings."
+    )
+
+
+def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
+    prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, _ = prepared
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    sample = notes()[::5]  # 30 notes: short, long, French, Italian
+    shipped = OnnxEmbedder(model, EmbedderSettings(threads=2))
+    quantized = OnnxEmbedder(model, EmbedderSettings(threads=2, int8=True))
+    assert quantized.name != shipped.name  # an index can tell the two apart
+    ref, vec = shipped.embed(sample), quantized.embed(sample)
+    cos = (ref * vec).sum(axis=1)
+    assert cos.mean() >= 0.99 and cos.min() >= 0.98, (cos.mean(), cos.min())
+    for i in (0, 7, 29):
+        alone = quantized.embed([sample[i]])[0]
+        assert float(alone @ vec[i]) >= 0.999
+    assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
