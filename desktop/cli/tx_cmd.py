@@ -1,0 +1,317 @@
+"""``antinomy tx``: inspect, apply, recover, history and undo of vault transactions."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from desktop.cli import exits
+from desktop.cli.output import print_json
+from desktop.vault.errors import VaultBusy, VaultChanged, VaultNotFound
+from desktop.vault.index import VaultIndex
+from desktop.vault.layout import STATE_DIR
+from desktop.vault.transactions import (
+    ApplyResult,
+    PlanInvalid,
+    Preview,
+    RecoveryReport,
+    apply_plan,
+    build_undo_plan,
+    inspect_plan,
+    list_history,
+    read_plan_file,
+    recover_vault,
+    undo_operation,
+)
+from inference.errors import AntinomyError
+
+EXIT_CODES = """\
+exit codes:
+  0   done (or nothing to do)
+  1   another failure (the message names it)
+  2   bad plan or arguments: not valid JSON, an unsafe path, a wrong approval hash,
+      an operation id reused for different content, an unknown operation, no such vault
+  75  the vault changed (a file is not what the plan expects; nothing was written),
+      another Antinomy process is writing to it, or recovery left a file someone
+      else changed — re-read the notes and try again
+"""
+
+PLAN_HELP = """\
+PLAN.json:
+  {"operation_id": "edit-1", "operation_type": "edit", "summary": "what it does",
+   "writes": [
+     {"action": "create", "path": "Notes/new.md", "expected_sha256": null, "content": "..."},
+     {"action": "replace", "path": "Notes/a.md", "expected_sha256": "<sha256>", "content": ".."},
+     {"action": "delete", "path": "Notes/old.md", "expected_sha256": "<sha256>"}]}
+  Paths are relative to the vault; content is UTF-8 text (content_base64 for exact
+  non-UTF-8 bytes). expected_sha256 is the sha256 of the file's bytes (`sha256sum`).
+"""
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tx = sub.add_parser(
+        "tx",
+        help="vault transactions: inspect, apply, recover, history, undo",
+        description=(
+            "Every change to the vault is a plan: inspect it (diffs and an approval hash),"
+            " apply it with that hash (all files or none; a file edited meanwhile refuses the"
+            " whole plan), undo it later. An interrupted apply is rolled back by `tx recover`"
+            " (or by the next apply)."
+        ),
+        epilog=EXIT_CODES + "\n" + PLAN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = tx.add_subparsers(dest="tx_action", metavar="ACTION")
+    tx.set_defaults(handler=lambda _args: _usage(tx))
+
+    p = _action(actions, "inspect", "preview a plan: per-file diffs, counts, the approval hash")
+    p.add_argument("plan", metavar="PLAN.json", help="the plan file")
+    p.set_defaults(handler=_guarded(run_inspect))
+
+    p = _action(actions, "apply", "apply an inspected plan (needs the approval hash)")
+    p.add_argument("plan", metavar="PLAN.json", help="the plan file")
+    p.add_argument("--approval", required=True, metavar="HASH", help="from `tx inspect`")
+    p.set_defaults(handler=_guarded(run_apply))
+
+    p = _action(actions, "recover", "roll back an interrupted operation (safe to run any time)")
+    p.set_defaults(handler=_guarded(run_recover))
+
+    p = _action(actions, "history", "list applied operations, newest first")
+    p.add_argument("--limit", type=int, metavar="N", help="only the N newest")
+    p.set_defaults(handler=_guarded(run_history))
+
+    p = _action(actions, "undo", "undo an applied operation (refused if a file changed since)")
+    p.add_argument("operation", metavar="OP", help="operation id, from `tx history`")
+    p.add_argument(
+        "--dry-run", action="store_true", help="show what undo would write; write nothing"
+    )
+    p.set_defaults(handler=_guarded(run_undo))
+
+
+def _action(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str
+) -> argparse.ArgumentParser:
+    p = actions.add_parser(
+        name,
+        help=text,
+        description=text[0].upper() + text[1:] + ".",
+        epilog=EXIT_CODES + ("\n" + PLAN_HELP if name in ("inspect", "apply") else ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--vault",
+        default=os.environ.get("ANTINOMY_VAULT", "."),
+        metavar="DIR",
+        help="the vault folder (default: $ANTINOMY_VAULT, else the current folder)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    return p
+
+
+def index_follower(vault: str) -> Callable[[Sequence[str]], None]:
+    """After a write, re-index the touched notes — if the vault has an index at all.
+
+    Without the embedder (a CLI call should not load a model): the notes' text,
+    links and coverage follow at once; their vectors on the next ``antinomy index``.
+    """
+
+    def follow(paths: Sequence[str]) -> None:
+        root = Path(vault)
+        if not (root / STATE_DIR / "index.db").exists():
+            return
+        index = VaultIndex(root)
+        try:
+            index.update_paths(paths)
+        finally:
+            index.close()
+
+    return follow
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return exits.USAGE
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Map the transaction errors to their exit codes (other errors go to ``main``)."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (VaultChanged, VaultBusy) as exc:
+            return _fail(args, exc, exits.TEMP_FAILURE)
+        except (PlanInvalid, VaultNotFound) as exc:
+            return _fail(args, exc, exits.USAGE)
+
+    return run
+
+
+def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
+    if args.json:
+        paths = list(getattr(exc, "paths", ()))
+        print_json({"ok": False, "error": str(exc), "paths": paths, "exit_code": code})
+    print(f"antinomy: {exc}", file=sys.stderr)
+    return code
+
+
+# -- inspect ---------------------------------------------------------------------------------
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    preview = inspect_plan(args.vault, read_plan_file(args.plan))
+    if args.json:
+        print_json(_preview_json(preview))
+    else:
+        _print_preview(preview)
+    if preview.stale:
+        print(
+            f"antinomy: The vault changed since this plan was made: {', '.join(preview.stale)}."
+            " apply would refuse it — re-read the notes, make a new plan and inspect it again.",
+            file=sys.stderr,
+        )
+        return exits.TEMP_FAILURE
+    if not args.json:
+        command = shlex.join(
+            ["antinomy", "tx", "apply", args.plan, "--vault", args.vault, "--approval"]
+        )
+        print(f"\nApproval: {preview.approval}\nApply with: {command} {preview.approval}")
+    return exits.OK
+
+
+def _preview_json(preview: Preview) -> dict[str, Any]:
+    return {
+        "ok": not preview.stale,
+        "operation_id": preview.operation_id,
+        "operation_type": preview.operation_type,
+        "summary": preview.summary,
+        "plan_sha256": preview.plan_sha256,
+        "vault_id": preview.vault_id,
+        "approval": preview.approval,
+        "counts": {
+            "create": preview.count("create"),
+            "replace": preview.count("replace"),
+            "delete": preview.count("delete"),
+            "lines_added": preview.lines_added,
+            "lines_removed": preview.lines_removed,
+        },
+        "stale": list(preview.stale),
+        "files": [{**asdict(f), "stale": f.stale} for f in preview.files],
+    }
+
+
+def _print_preview(preview: Preview) -> None:
+    print(f"Operation {preview.operation_id} ({preview.operation_type}): {preview.summary}")
+    print(
+        f"  {preview.count('create')} create, {preview.count('replace')} replace,"
+        f" {preview.count('delete')} delete; +{preview.lines_added} −{preview.lines_removed}"
+        " lines"
+    )
+    for f in preview.files:
+        mark = "  ✗ changed since the plan was made" if f.stale else ""
+        print(f"  {f.action:<8} {f.path}{mark}")
+    for f in preview.files:
+        print()
+        sys.stdout.write(f.diff)
+
+
+# -- apply, undo -----------------------------------------------------------------------------
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    result = apply_plan(
+        args.vault,
+        read_plan_file(args.plan),
+        approval=args.approval,
+        on_change=index_follower(args.vault),
+    )
+    return _report_result(args, result)
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        preview = inspect_plan(args.vault, build_undo_plan(args.vault, args.operation))
+        if args.json:
+            print_json(_preview_json(preview))
+        else:
+            _print_preview(preview)
+        if preview.stale:
+            print(
+                f"antinomy: Cannot undo {args.operation}: {', '.join(preview.stale)} changed"
+                " after it was applied, and undo never overwrites a later edit.",
+                file=sys.stderr,
+            )
+            return exits.TEMP_FAILURE
+        return exits.OK
+    return _report_result(
+        args, undo_operation(args.vault, args.operation, on_change=index_follower(args.vault))
+    )
+
+
+def _report_result(args: argparse.Namespace, result: ApplyResult) -> int:
+    for report in result.recovered:
+        print(f"antinomy: {report.message}", file=sys.stderr)
+    if args.json:
+        print_json({"ok": True, **asdict(result), "paths": list(result.paths)})
+        return exits.OK
+    if result.replayed:
+        print(f"Already applied at {result.applied_at}; nothing written (stored result):")
+    else:
+        print(f"Applied {result.operation_id} ({result.operation_type}): {result.summary}")
+    for c in result.changes:
+        print(f"  {c.action:<8} {c.path}")
+    history = list_history(args.vault) if result.replayed else ()
+    undone_by = next((h.undone_by for h in history if h.operation_id == result.operation_id), None)
+    if undone_by:
+        print(f"It was undone since by {undone_by}; to bring it back:")
+        print("  " + shlex.join(["antinomy", "tx", "undo", undone_by, "--vault", args.vault]))
+    elif not result.replayed:
+        undo = shlex.join(["antinomy", "tx", "undo", result.operation_id, "--vault", args.vault])
+        print(f"Undo with: {undo}")
+    return exits.OK
+
+
+# -- recover, history ------------------------------------------------------------------------
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    reports = recover_vault(args.vault, on_change=index_follower(args.vault))
+    conflicts = any(r.conflicts for r in reports)
+    if args.json:
+        print_json({"ok": not conflicts, "recovered": [_report_json(r) for r in reports]})
+    elif not reports:
+        print("Nothing to recover: no operation was interrupted.")
+    else:
+        for r in reports:
+            print(r.message)
+    return exits.TEMP_FAILURE if conflicts else exits.OK
+
+
+def _report_json(report: RecoveryReport) -> dict[str, Any]:
+    return {**asdict(report), "message": report.message}
+
+
+def run_history(args: argparse.Namespace) -> int:
+    entries = list_history(args.vault)
+    if args.limit is not None:
+        entries = entries[: max(args.limit, 0)]
+    if args.json:
+        print_json({"operations": [{**asdict(e), "paths": list(e.paths)} for e in entries]})
+        return exits.OK
+    if not entries:
+        print("No operations yet.")
+    for e in entries:
+        state = f"  (undone by {e.undone_by})" if e.undone_by else ""
+        print(f"{e.applied_at}  {e.operation_id}  {e.operation_type}{state}")
+        print(f"    {e.summary}")
+        for c in e.changes:
+            print(f"    {c.action:<8} {c.path}")
+    return exits.OK
