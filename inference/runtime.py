@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -110,6 +111,7 @@ class Runtime:
         self._pending = 0
         #: Set by close(): a running generation stops at its next token.
         self._closing = StopFlag()
+        self._embed_jobs = 0  # running or queued on the embedder's executor
 
     # ------------------------------------------------------------------ factories
 
@@ -120,12 +122,15 @@ class Runtime:
                 raise ModelUnavailable(
                     "The HTTP backend is selected but has no URL — set it in Settings."
                 )
-            generator = OpenAIHttpGenerator(s.http)
-            self.reports["llm"].description = generator.backend_name
-            return generator
+            remote = OpenAIHttpGenerator(s.http)
+            self.reports["llm"].description = remote.backend_name
+            return remote
         model = resolve_model("llm", s.llm_path, verify=s.verify_hashes)
         self.reports["llm"].model = model
-        return LlamaGenerator(model, s.llama)
+        local = LlamaGenerator(model, s.llama)
+        if s.llama.threads + s.embedder.threads > (os.cpu_count() or 1):
+            local.contention = self.embedder_busy
+        return local
 
     def _default_embedder(self) -> Embedder:
         s = self.settings
@@ -249,10 +254,28 @@ class Runtime:
 
     # ------------------------------------------------------------------ work
 
+    def embedder_busy(self) -> bool:
+        """True while embedding work is running or queued (any thread may ask)."""
+        return self._embed_jobs > 0
+
+    def _on_embedder(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        with self._lock:
+            self._embed_jobs += 1
+
+        def run() -> Any:
+            try:
+                return fn(*args)
+            finally:
+                with self._lock:
+                    self._embed_jobs -= 1
+
+        return self._embed_pool.submit(run)
+
     def submit(self, engine: EngineName, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         """Run ``fn(*args)`` on that engine's own worker thread."""
-        pool = self._llm_pool if engine == "llm" else self._embed_pool
-        return pool.submit(fn, *args)
+        if engine == "embedder":
+            return self._on_embedder(fn, *args)
+        return self._llm_pool.submit(fn, *args)
 
     def submit_complete(
         self,
@@ -270,7 +293,7 @@ class Runtime:
 
     def submit_embed(self, texts: Sequence[str]) -> Future[Vectors]:
         embedder = self.embedder
-        return self._embed_pool.submit(embedder.embed, list(texts))
+        return self._on_embedder(embedder.embed, list(texts))
 
     async def complete(
         self,

@@ -156,3 +156,21 @@ def test_a_gguf_header_with_garbage_is_refused(tmp_path: Path) -> None:
         LlamaGenerator(model)
     assert "llama.cpp could not load" in str(info.value)
     assert "choose another GGUF model" in str(info.value)
+
+
+def test_generation_drops_to_one_thread_while_the_embedder_is_busy(
+    generator: LlamaGenerator,
+) -> None:
+    busy = threading.Event()
+    generator.contention = busy.is_set
+    try:
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
+        assert generator._threads_now == 2
+        busy.set()
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
+        assert generator._threads_now == 1
+        busy.clear()
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
+        assert generator._threads_now == 2
+    finally:
+        generator.contention = None

@@ -133,3 +133,24 @@ def test_close_stops_a_running_generation() -> None:
     assert endless.started.wait(5)
     rt.close()  # would hang forever if the closing flag did not reach the generator
     assert future.result(timeout=5).finish_reason == "stopped"
+
+
+def test_embedder_busy_is_true_while_embedding_work_runs() -> None:
+    release = threading.Event()
+
+    class Slow(FakeEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            release.wait(5)
+            return super().embed(texts)
+
+    rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=Slow)
+    release.set()
+    rt.wait_ready(timeout=10)
+    release.clear()
+    assert not rt.embedder_busy()
+    future = rt.submit_embed(["a"])
+    assert rt.embedder_busy()
+    release.set()
+    future.result(timeout=5)
+    assert not rt.embedder_busy()
+    rt.close()
