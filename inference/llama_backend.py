@@ -39,6 +39,10 @@ from inference.base import (
 from inference.errors import GenerationError, ModelUnavailable
 from inference.registry import ResolvedModel
 
+#: Greedy fallback: how many of the best tokens are tested one by one before the
+#: whole vocabulary is masked.
+_SCAN_TOP = 32
+
 _CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
@@ -107,8 +111,9 @@ class LlamaGenerator(Generator):
         self._grammars: dict[str, tuple[str, str]] = {}
         self._rng = np.random.default_rng(self.settings.seed)
         self._lock = threading.Lock()
-        #: Counts of grammar checks, for benchmarks: [lazy hits, full-vocab fallbacks].
-        self.grammar_stats = [0, 0]
+        #: Grammar checks, for benchmarks: [first choice allowed, found in the top
+        #: candidates, full-vocabulary mask needed].
+        self.grammar_stats = [0, 0, 0]
         #: Returns True while other work competes for the cores (the runtime sets it
         #: to "the embedder is busy"). llama.cpp's worker threads spin-wait for each
         #: other: measured here, 2 threads with the embedder busy on the other core fell
@@ -181,6 +186,33 @@ class LlamaGenerator(Generator):
         )
         lib.llama_sampler_apply(grammar, ctypes.byref(arr))
         return np.asarray(cand["logit"], dtype=np.float32)
+
+    def _constrain(
+        self, grammar: Any, token: int, logits: np.ndarray[Any, Any], temperature: float
+    ) -> int:
+        """The token the grammar-masked distribution picks, touching as little as possible.
+
+        1. The model's own choice, tested alone — accepted ~3 times in 4.
+        2. Greedy only: the next best tokens in logit order, each tested alone; the
+           first allowed one *is* the argmax of the masked logits, so the result is
+           exactly the eager grammar's.
+        3. Otherwise mask the whole vocabulary (~9 ms) and pick again.
+        """
+        if self._grammar_allows(grammar, token):
+            self.grammar_stats[0] += 1
+            return token
+        if temperature <= 0.0:
+            k = min(_SCAN_TOP, logits.shape[0])
+            top = np.argpartition(-logits, k - 1)[:k]
+            for candidate in top[np.argsort(-logits[top], kind="stable")]:
+                if int(candidate) != token and self._grammar_allows(grammar, int(candidate)):
+                    self.grammar_stats[1] += 1
+                    return int(candidate)
+        self.grammar_stats[2] += 1
+        masked = self._mask_with_grammar(grammar, logits)
+        if not np.isfinite(masked).any():
+            raise GenerationError("The JSON grammar admits no next token.")
+        return self._pick(masked, temperature)
 
     # ------------------------------------------------------------------ sampling
 
@@ -290,14 +322,7 @@ class LlamaGenerator(Generator):
                     logits = self._penalise(logits, out[-settings.repeat_window :], settings)
                 token = self._pick(logits, settings.temperature)
                 if grammar is not None:
-                    if self._grammar_allows(grammar, token):
-                        self.grammar_stats[0] += 1
-                    else:
-                        self.grammar_stats[1] += 1
-                        masked = self._mask_with_grammar(grammar, logits)
-                        if not np.isfinite(masked).any():
-                            raise GenerationError("The JSON grammar admits no next token.")
-                        token = self._pick(masked, settings.temperature)
+                    token = self._constrain(grammar, token, logits, settings.temperature)
                     lib.llama_sampler_accept(grammar, token)
                 if lib.llama_vocab_is_eog(self._vocab, token):
                     finish = "stop"

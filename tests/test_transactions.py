@@ -34,23 +34,11 @@ from desktop.vault.transactions import (
 )
 from desktop.vault.transactions.lock import vault_lock
 from desktop.vault.transactions.paths import check_relative_path
+from tests.vault_files import leftovers, snapshot
 
 
 def sha(data: bytes | str) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file of the vault outside .antinomy/, with its bytes."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".antinomy" not in p.relative_to(root).parts
-    }
-
-
-def leftovers(root: Path) -> list[Path]:
-    return [*root.rglob("*.antinomy-tmp"), *root.glob(".antinomy/journal/**/*.tmp")]
 
 
 @pytest.fixture

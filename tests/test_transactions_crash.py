@@ -32,6 +32,7 @@ from desktop.vault.transactions import (
     plan_to_json,
     recover_vault,
 )
+from tests.vault_files import leftovers, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,18 +144,6 @@ def children() -> Iterator[Children]:
     pool.close()
 
 
-def notes(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".antinomy" not in p.relative_to(root).parts
-    }
-
-
-def leftovers(root: Path) -> list[Path]:
-    return [*root.rglob("*.antinomy-tmp"), *root.glob(".antinomy/journal/**/*.tmp")]
-
-
 class Scenario:
     """A template vault, a 5-file plan saved as PLAN.json, its approval, both end states."""
 
@@ -182,7 +171,7 @@ class Scenario:
         self.approval = inspect_plan(t, self.plan).approval  # also fixes the vault id
         self.plan_file = base / "PLAN.json"
         self.plan_file.write_text(plan_to_json(self.plan))
-        self.before = notes(t)
+        self.before = snapshot(t)
         after = {k: v for k, v in self.before.items() if k != "c.md"}
         for w in self.plan.writes:
             if w.content is not None:
@@ -195,7 +184,7 @@ class Scenario:
         return copy.resolve()
 
     def check_recovered(self, vault: Path, *, complete: bool) -> None:
-        state = notes(vault)
+        state = snapshot(vault)
         assert state == (self.after if complete else self.before)
         assert leftovers(vault) == []
         assert complete or not (vault / "New").exists()
@@ -277,7 +266,7 @@ def test_recover_leaves_a_file_someone_changed_after_the_crash(
     assert "d.md was left as it is: it was changed by someone else after the interruption." in (
         report.message
     )
-    assert notes(vault) == {**scenario.before, "d.md": b"Delta, typed after the crash\n"}
+    assert snapshot(vault) == {**scenario.before, "d.md": b"Delta, typed after the crash\n"}
     assert recover_vault(vault) == ()
     with pytest.raises(VaultChanged) as info:
         apply_plan(vault, scenario.plan, approval=scenario.approval)
@@ -313,7 +302,7 @@ def test_the_next_apply_recovers_first_and_tells_the_index_both(
     (report,) = result.recovered
     assert report.operation_id == "five" and report.conflicts == ()
     assert seen == [("Notes/a.md", "d.md", "c.md", "New/Deep/e.md", "x.md")]
-    assert notes(vault) == {**scenario.before, "x.md": b"x\n"}
+    assert snapshot(vault) == {**scenario.before, "x.md": b"x\n"}
 
 
 def test_a_conflicting_file_keeps_its_before_image_for_the_user(
@@ -388,7 +377,7 @@ def test_two_writers_one_gets_busy_at_once(scenario: Scenario) -> None:
         assert holder.wait(timeout=30) == 0
     for marker in ("holding", "release"):
         (vault / marker).unlink()
-    assert notes(vault) == scenario.after
+    assert snapshot(vault) == scenario.after
     assert [h.operation_id for h in list_history(vault)] == ["five"]
     assert not (vault / "x.md").exists() and leftovers(vault) == []
 
@@ -428,4 +417,4 @@ def test_two_processes_started_together_one_wins(scenario: Scenario) -> None:
             "Notes/a.md": b"Alpha by the rival\n",
         }
     )
-    assert notes(vault) == expected and leftovers(vault) == []
+    assert snapshot(vault) == expected and leftovers(vault) == []

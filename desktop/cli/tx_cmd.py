@@ -166,18 +166,25 @@ def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
 # -- inspect ---------------------------------------------------------------------------------
 
 
-def run_inspect(args: argparse.Namespace) -> int:
-    preview = inspect_plan(args.vault, read_plan_file(args.plan))
+def _show(args: argparse.Namespace, preview: Preview, stale_message: str) -> bool:
+    """Print the preview; if files changed since the plan was made, say so. True if stale."""
     if args.json:
         print_json(_preview_json(preview))
     else:
         _print_preview(preview)
     if preview.stale:
-        print(
-            f"antinomy: The vault changed since this plan was made: {', '.join(preview.stale)}."
-            " apply would refuse it — re-read the notes, make a new plan and inspect it again.",
-            file=sys.stderr,
-        )
+        print(f"antinomy: {stale_message.format(files=', '.join(preview.stale))}", file=sys.stderr)
+    return bool(preview.stale)
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    preview = inspect_plan(args.vault, read_plan_file(args.plan))
+    if _show(
+        args,
+        preview,
+        "The vault changed since this plan was made: {files}. apply would refuse it — "
+        "re-read the notes, make a new plan and inspect it again.",
+    ):
         return exits.TEMP_FAILURE
     if not args.json:
         command = shlex.join(
@@ -239,18 +246,13 @@ def run_apply(args: argparse.Namespace) -> int:
 def run_undo(args: argparse.Namespace) -> int:
     if args.dry_run:
         preview = inspect_plan(args.vault, build_undo_plan(args.vault, args.operation))
-        if args.json:
-            print_json(_preview_json(preview))
-        else:
-            _print_preview(preview)
-        if preview.stale:
-            print(
-                f"antinomy: Cannot undo {args.operation}: {', '.join(preview.stale)} changed"
-                " after it was applied, and undo never overwrites a later edit.",
-                file=sys.stderr,
-            )
-            return exits.TEMP_FAILURE
-        return exits.OK
+        stale = _show(
+            args,
+            preview,
+            f"Cannot undo {args.operation}: {{files}} changed after it was applied, and undo "
+            "never overwrites a later edit.",
+        )
+        return exits.TEMP_FAILURE if stale else exits.OK
     return _report_result(
         args, undo_operation(args.vault, args.operation, on_change=index_follower(args.vault))
     )

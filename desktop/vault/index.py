@@ -290,7 +290,15 @@ class VaultIndex:
         progress: Progress | None,
         stop: StopCheck | None,
     ) -> tuple[list[str], list[str], bool]:
-        stored = dict(self.db.execute("SELECT path, sha256 FROM notes").fetchall())
+        if len(paths) <= 500:
+            marks = ", ".join("?" for _ in paths) or "NULL"
+            stored = dict(
+                self.db.execute(
+                    f"SELECT path, sha256 FROM notes WHERE path IN ({marks})", list(paths)
+                ).fetchall()
+            )
+        else:
+            stored = dict(self.db.execute("SELECT path, sha256 FROM notes").fetchall())
         added: list[str] = []
         updated: list[str] = []
         total = len(paths)
@@ -409,19 +417,16 @@ class VaultIndex:
         Like Obsidian, a link names a file (``[[Note]]`` or ``[[Folder/Note]]``);
         aliases are for display and search, not for resolving links.
         """
+        if only_sources is not None:
+            self._resolve_some_links(only_sources)
+            return
         by_base: dict[str, list[str]] = defaultdict(list)
         by_path: dict[str, str] = {}
         for (path,) in self.db.execute("SELECT path FROM notes"):
             lower = path.lower()
             by_path[lower[:-3] if lower.endswith(".md") else lower] = path
             by_base[PurePosixPath(lower).stem].append(path)
-        if only_sources is None:
-            rows = self.db.execute("SELECT rowid, target FROM links").fetchall()
-        else:
-            marks = ", ".join("?" for _ in only_sources)
-            rows = self.db.execute(
-                f"SELECT rowid, target FROM links WHERE src IN ({marks})", list(only_sources)
-            ).fetchall()
+        rows = self.db.execute("SELECT rowid, target FROM links").fetchall()
         updates: list[tuple[str | None, str | None, int]] = []
         for rowid, target in rows:
             key = target.lower().removesuffix(".md").strip("/")
@@ -432,40 +437,53 @@ class VaultIndex:
                 )
             else:
                 candidates = by_base.get(key, [])
-            if len(candidates) == 1:
-                updates.append((candidates[0], None, rowid))
-            else:
-                updates.append((None, "ambiguous" if candidates else "unresolved", rowid))
+            updates.append(_resolution(candidates, rowid))
+        self._store_resolutions(updates)
+
+    def _resolve_some_links(self, sources: Sequence[str]) -> None:
+        """Resolve the links of a few notes, one indexed lookup per target."""
+        marks = ", ".join("?" for _ in sources)
+        rows = self.db.execute(
+            f"SELECT rowid, target FROM links WHERE src IN ({marks})", list(sources)
+        ).fetchall()
+        found: dict[str, list[str]] = {}
+        updates = []
+        for rowid, target in rows:
+            if target not in found:
+                found[target] = self.resolve(target)
+            updates.append(_resolution(found[target], rowid))
+        self._store_resolutions(updates)
+
+    def _store_resolutions(self, updates: list[tuple[str | None, str | None, int]]) -> None:
         with self.db.conn:
             self.db.execute("BEGIN")
             self.db.conn.executemany(
                 "UPDATE links SET resolved = ?, problem = ? WHERE rowid = ?", updates
             )
 
-    def _mark_duplicates(self) -> list[CoverageEntry]:
-        groups: dict[str, list[str]] = defaultdict(list)
-        for path, base in self.db.execute("SELECT path, basename FROM notes"):
-            groups[base.lower()].append(path)
-        warnings = []
+    def _mark_duplicates(self) -> None:
+        """Warn on every note whose basename another note shares (links to it are ambiguous)."""
+        groups = [
+            sorted(paths.split("\x1f"))
+            for (paths,) in self.db.execute(
+                "SELECT group_concat(path, char(31)) FROM notes "
+                "GROUP BY basename COLLATE NOCASE HAVING count(*) > 1"
+            )
+        ]
         with self.db.conn:
             self.db.execute("BEGIN")
             self.db.execute(
                 "UPDATE coverage SET reason = NULL, detail = NULL "
                 "WHERE state = 'indexed' AND reason = 'duplicate_basename'"
             )
-            for paths in groups.values():
-                if len(paths) < 2:
-                    continue
+            for paths in groups:
                 for path in paths:
-                    others = ", ".join(p for p in sorted(paths) if p != path)
-                    detail = f"the same name as {others}: [[links]] to it are ambiguous"
+                    others = ", ".join(p for p in paths if p != path)
                     self.db.execute(
                         "UPDATE coverage SET reason = 'duplicate_basename', detail = ? "
                         "WHERE path = ?",
-                        [detail, path],
+                        [f"the same name as {others}: [[links]] to it are ambiguous", path],
                     )
-                    warnings.append(CoverageEntry(path, "indexed", "duplicate_basename", detail))
-        return warnings
 
     def _embed_missing(self, progress: Progress | None, stop: StopCheck | None) -> tuple[int, bool]:
         assert self.embedding is not None and self.vectors is not None
@@ -509,9 +527,8 @@ class VaultIndex:
         stopped: bool,
     ) -> IndexReport:
         notes = int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
-        coverage = self.coverage()
-        all_skipped = tuple(c for c in coverage if c.state == "skipped")
-        all_warnings = tuple(c for c in coverage if c.state == "indexed" and c.reason)
+        all_skipped = tuple(self.coverage(only="skipped"))
+        all_warnings = tuple(self.coverage(only="warnings"))
         files = int(self.db.execute("SELECT count(*) FROM coverage").fetchone()[0])
         return IndexReport(
             files_seen=files,
@@ -530,11 +547,17 @@ class VaultIndex:
 
     # ------------------------------------------------------------------ reading
 
-    def coverage(self) -> list[CoverageEntry]:
+    def coverage(self, *, only: str | None = None) -> list[CoverageEntry]:
+        """Every file seen, by path; ``only="skipped"`` or ``only="warnings"`` narrows it."""
+        where = {
+            None: "1",
+            "skipped": "state = 'skipped'",
+            "warnings": "state = 'indexed' AND reason IS NOT NULL",
+        }[only]
         return [
             CoverageEntry(p, s, r, d)
             for p, s, r, d in self.db.execute(
-                "SELECT path, state, reason, detail FROM coverage ORDER BY path"
+                f"SELECT path, state, reason, detail FROM coverage WHERE {where} ORDER BY path"
             )
         ]
 
@@ -640,3 +663,10 @@ def sql_filters(
             clauses.append(f"{prefix}{column} IN ({', '.join('?' for _ in vals)})")
             params.extend(vals)
     return clauses, params
+
+
+def _resolution(candidates: Sequence[str], rowid: int) -> tuple[str | None, str | None, int]:
+    """(resolved path, problem, link rowid): one candidate resolves; several are ambiguous."""
+    if len(candidates) == 1:
+        return candidates[0], None, rowid
+    return None, "ambiguous" if candidates else "unresolved", rowid

@@ -70,11 +70,16 @@ def full_text(
         return []
     clauses, params = sql_filters(types, statuses, prefix="n.")
     where = " AND ".join(["notes_fts MATCH ?", *clauses])
+    # Rank first, then make snippets for the k winners only: in one query SQLite
+    # would build a snippet for every matching note before sorting.
     rows = index.db.execute(
         "SELECT n.path, snippet(notes_fts, 2, '«', '»', '…', 12) FROM notes_fts "
-        f"JOIN notes n ON n.rowid = notes_fts.rowid WHERE {where} "
-        "ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0) LIMIT ?",
-        [match, *params, k],
+        "JOIN notes n ON n.rowid = notes_fts.rowid "
+        "WHERE notes_fts MATCH ? AND notes_fts.rowid IN ("
+        f"  SELECT notes_fts.rowid FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
+        f"  WHERE {where} ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0) LIMIT ?) "
+        "ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0)",
+        [match, match, *params, k],
     ).fetchall()
     return [(p, s) for p, s in rows]
 

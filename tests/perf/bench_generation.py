@@ -178,7 +178,7 @@ def main() -> None:
             "ours+schema": [],
             "eager+schema": [],
         }
-        gen.grammar_stats[:] = [0, 0]
+        gen.grammar_stats[:] = [0, 0, 0]
         for _ in range(args.repeat):
             rows["lowlevel"].append(lowlevel(gen, tokens, args.tokens))
             rows["ours"].append(ours(gen, args.tokens, None))
@@ -190,8 +190,9 @@ def main() -> None:
             row["gen_ratio_vs_lowlevel"] = round(row["gen_tps"] / base["gen_tps"], 3)
             row["prompt_ratio_vs_lowlevel"] = round(row["prompt_tps"] / base["prompt_tps"], 3)
         med["grammar_checks"] = {
-            "lazy_accepted": gen.grammar_stats[0],
-            "full_vocab_fallbacks": gen.grammar_stats[1],
+            "first_choice_allowed": gen.grammar_stats[0],
+            "found_in_top_candidates": gen.grammar_stats[1],
+            "full_vocab_mask": gen.grammar_stats[2],
         }
         med["prompt_tokens"] = {"n": len(tokens)}
         # The app embeds (indexing, guard) while it generates: same call, embedder busy.
