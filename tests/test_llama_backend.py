@@ -73,18 +73,25 @@ def test_structured_policy_end_to_end(generator: LlamaGenerator) -> None:
     assert result.status == "ok" and not result.retried
 
 
-def test_lazy_grammar_gives_exactly_the_eager_grammar_output(generator: LlamaGenerator) -> None:
-    """Greedy decoding with our lazy check equals llama-cpp-python's full-vocab grammar."""
+@pytest.mark.parametrize("penalty", [1.0, 1.1])
+def test_lazy_grammar_gives_exactly_the_eager_grammar_output(
+    generator: LlamaGenerator, penalty: float
+) -> None:
+    """Greedy decoding with our lazy check equals llama-cpp-python's full-vocab grammar,
+    with and without the repetition penalty (which makes the fallbacks frequent)."""
     import llama_cpp
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    settings = GenerationSettings(max_tokens=80, repeat_penalty=1.0)
+    settings = GenerationSettings(max_tokens=80, repeat_penalty=penalty)
+    generator.grammar_stats[:] = [0, 0, 0]
     ours = generator.complete(MESSAGES, schema=SCHEMA, settings=settings)
+    if penalty > 1.0:
+        assert generator.grammar_stats[1] > 0  # the top-candidate scan was exercised
     llama = generator._llama
     grammar = LlamaGrammar.from_json_schema(json.dumps(SCHEMA), verbose=False)
     tokens = generator.tokenize(generator.format_prompt(MESSAGES))
     out: list[int] = []
-    for token in llama.generate(tokens, temp=0.0, grammar=grammar, repeat_penalty=1.0):
+    for token in llama.generate(tokens, temp=0.0, grammar=grammar, repeat_penalty=penalty):
         if llama_cpp.llama_vocab_is_eog(generator._vocab, token) or len(out) >= 80:
             break
         out.append(token)
