@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.vault.errors import VaultBusy, VaultChanged, VaultError
-from desktop.vault.layout import PROTECTED_DIRS, vault_id
+from desktop.vault.layout import PROTECTED_DIRS, approval_identity, vault_id
 from desktop.vault.transactions import (
     ApprovalMismatch,
     NothingToUndo,
@@ -282,7 +282,7 @@ def test_symlinks_out_of_the_vault_are_refused(vault: Path, tmp_path: Path) -> N
 
 
 def inspect_id(root: Path) -> str:
-    return vault_id(root)
+    return approval_identity(root)
 
 
 def test_a_folder_swapped_for_a_link_after_inspect_is_refused(vault: Path, tmp_path: Path) -> None:
@@ -620,3 +620,18 @@ def test_undo_restores_exact_bytes_of_a_file_that_was_not_utf8(vault: Path) -> N
     assert '"content_base64"' in plan_to_json(undo_plan)
     undo_operation(vault, "fix")
     assert (vault / "latin.md").read_bytes() == raw
+
+
+def test_an_approval_does_not_carry_over_to_a_copy_of_the_vault(
+    vault: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    plan = Plan("copy-check", "edit", "s", (Write.create("new.md", "x\n"),))
+    approval = approve(vault, plan)
+    copy = tmp_path / "copy"
+    shutil.copytree(vault, copy)
+    assert vault_id(copy) == vault_id(vault)  # the id travels with the folder…
+    with pytest.raises(ApprovalMismatch):  # …but the approval does not
+        apply_plan(copy, plan, approval=approval)
+    assert not (copy / "new.md").exists()

@@ -37,8 +37,8 @@ def state_dir(root: Path, *parts: str) -> Path:
 def vault_id(root: Path) -> str:
     """A stable identity for this vault, kept in ``.antinomy/vault-id``.
 
-    Binds approval hashes to one vault: a plan approved for one vault cannot be
-    applied to a copy of it somewhere else.
+    A copy of the vault folder carries the same id; :func:`approval_identity`
+    adds the location.
     """
     marker = state_dir(root) / "vault-id"
     try:
@@ -57,3 +57,12 @@ def vault_id(root: Path) -> str:
     finally:
         tmp.unlink(missing_ok=True)
     return value
+
+
+def approval_identity(root: Path) -> str:
+    """What an approval hash is bound to: this vault's id *and* where it is.
+
+    A plan approved for one vault cannot be applied to another, nor to a copy
+    of the same vault in another folder (it would carry the same id).
+    """
+    return f"{vault_id(root)}@{root.resolve()}"

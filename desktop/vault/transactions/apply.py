@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.vault.errors import VaultChanged, VaultError
-from desktop.vault.layout import vault_id, vault_root
+from desktop.vault.layout import approval_identity, vault_root
 from desktop.vault.transactions import journal
 from desktop.vault.transactions.errors import ApprovalMismatch, PlanInvalid
 from desktop.vault.transactions.faults import checkpoint
@@ -109,7 +109,7 @@ def apply_locked(
     ``prune_dirs``: folders to remove if the plan leaves them empty (undo uses it
     for the folders the undone operation created).
     """
-    expected_approval = approval_hash(plan, vault_id(root))
+    expected_approval = approval_hash(plan, approval_identity(root))
     if not hmac.compare_digest(approval.strip().lower().encode(), expected_approval.encode()):
         raise ApprovalMismatch(
             f"The approval hash does not match this plan in this vault — run `antinomy tx inspect`"

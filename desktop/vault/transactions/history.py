@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.vault.errors import VaultChanged, VaultError
-from desktop.vault.layout import vault_id, vault_root
+from desktop.vault.layout import approval_identity, vault_root
 from desktop.vault.transactions import journal
 from desktop.vault.transactions.apply import ApplyResult, FileChange, apply_locked
 from desktop.vault.transactions.errors import NothingToUndo, UnknownOperation
@@ -116,7 +116,7 @@ def undo_operation(
         result = apply_locked(
             root,
             plan,
-            approval=approval_hash(plan, vault_id(root)),
+            approval=approval_hash(plan, approval_identity(root)),
             recovered=recovered,
             undoes=operation_id,
             prune_dirs=undone.created_dirs if undone else (),

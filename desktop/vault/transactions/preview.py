@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.vault.errors import VaultError
-from desktop.vault.layout import vault_id, vault_root
+from desktop.vault.layout import approval_identity, vault_id, vault_root
 from desktop.vault.transactions.errors import PlanInvalid
 from desktop.vault.transactions.fsio import read_file, sha256_bytes
 from desktop.vault.transactions.paths import resolve_target
@@ -72,14 +72,13 @@ def inspect_plan(root: str | Path, plan: Plan) -> Preview:
     root = vault_root(root)
     targets = resolve_targets(root, plan)
     files = tuple(_file_diff(w, _read(w, t)) for w, t in zip(plan.writes, targets, strict=True))
-    identity = vault_id(root)
     return Preview(
         operation_id=plan.operation_id,
         operation_type=plan.operation_type,
         summary=plan.summary,
         plan_sha256=plan.sha256(),
-        vault_id=identity,
-        approval=approval_hash(plan, identity),
+        vault_id=vault_id(root),
+        approval=approval_hash(plan, approval_identity(root)),
         files=files,
     )
 
