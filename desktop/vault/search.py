@@ -63,25 +63,41 @@ def full_text(
     *,
     types: Iterable[str] | None = None,
     statuses: Iterable[str] | None = None,
-) -> list[tuple[str, str]]:
-    """(path, snippet) best first, by BM25 (title weighted over body)."""
+) -> list[str]:
+    """Paths best first, by BM25 (title weighted over aliases over body)."""
     match = fts_query(query)
     if match is None:
         return []
     clauses, params = sql_filters(types, statuses, prefix="n.")
     where = " AND ".join(["notes_fts MATCH ?", *clauses])
-    # Rank first, then make snippets for the k winners only: in one query SQLite
-    # would build a snippet for every matching note before sorting.
     rows = index.db.execute(
-        "SELECT n.path, snippet(notes_fts, 2, '«', '»', '…', 12) FROM notes_fts "
-        "JOIN notes n ON n.rowid = notes_fts.rowid "
-        "WHERE notes_fts MATCH ? AND notes_fts.rowid IN ("
-        f"  SELECT notes_fts.rowid FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
-        f"  WHERE {where} ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0) LIMIT ?) "
-        "ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0)",
-        [match, match, *params, k],
+        "SELECT n.path FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
+        f"WHERE {where} ORDER BY bm25(notes_fts, 5.0, 3.0, 1.0) LIMIT ?",
+        [match, *params, k],
     ).fetchall()
-    return [(p, s) for p, s in rows]
+    return [p for (p,) in rows]
+
+
+def snippets(index: VaultIndex, query: str, paths: Iterable[str]) -> dict[str, str]:
+    """A short excerpt of each note's body around the query's words.
+
+    Made only for the notes shown: a snippet costs about as much as ranking
+    five notes, and the ranking reads many more than are shown.
+    """
+    match = fts_query(query)
+    out: dict[str, str] = {}
+    if match is None:
+        return out
+    for path in paths:
+        row = index.db.execute(
+            "SELECT snippet(notes_fts, 2, '«', '»', '…', 12) FROM notes_fts "
+            "WHERE notes_fts MATCH ? AND notes_fts.rowid = "
+            "(SELECT rowid FROM notes WHERE path = ?)",
+            [match, path],
+        ).fetchone()
+        if row is not None and row[0]:
+            out[path] = row[0]
+    return out
 
 
 def search(
@@ -109,7 +125,7 @@ def search(
             if sim >= MIN_SIMILARITY
         ]
     scores: dict[str, float] = {}
-    text_rank = {p: r for r, (p, _) in enumerate(text_hits, 1)}
+    text_rank = {p: r for r, p in enumerate(text_hits, 1)}
     sem_rank = {p: r for r, (p, _) in enumerate(semantic, 1)}
     for path, rank in text_rank.items():
         scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank)
@@ -117,7 +133,7 @@ def search(
         scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank)
     best = sorted(scores, key=lambda p: (-scores[p], p))[:k]
     summaries = index.summaries(best)
-    snippets = dict(text_hits)
+    excerpts = snippets(index, query, (p for p in best if p in text_rank))
     similarity = dict(semantic)
     return [
         SearchHit(
@@ -126,7 +142,7 @@ def search(
             text_rank=text_rank.get(p),
             semantic_rank=sem_rank.get(p),
             similarity=similarity.get(p),
-            snippet=snippets.get(p),
+            snippet=excerpts.get(p),
         )
         for p in best
         if p in summaries
