@@ -23,10 +23,12 @@ from pathlib import Path
 import pytest
 
 from desktop.vault.errors import VaultBusy, VaultChanged
+from desktop.vault.layout import approval_identity
 from desktop.vault.transactions import (
     Plan,
     Write,
     apply_plan,
+    approval_hash,
     inspect_plan,
     list_history,
     plan_to_json,
@@ -168,7 +170,7 @@ class Scenario:
                 Write.replace("Notes/b.md", "Beta 2\n", expected_sha256=sha(b"Beta\n")),
             ),
         )
-        self.approval = inspect_plan(t, self.plan).approval  # also fixes the vault id
+        inspect_plan(t, self.plan)  # fixes the vault id, which every copy then carries
         self.plan_file = base / "PLAN.json"
         self.plan_file.write_text(plan_to_json(self.plan))
         self.before = snapshot(t)
@@ -177,6 +179,10 @@ class Scenario:
             if w.content is not None:
                 after[w.path] = w.content
         self.after = dict(sorted(after.items()))
+
+    def approval_for(self, vault: Path) -> str:
+        """The plan's approval in that copy (approvals are bound to a vault's location)."""
+        return approval_hash(self.plan, approval_identity(vault))
 
     def fresh(self, name: str) -> Path:
         copy = self.base / name
@@ -199,8 +205,9 @@ def scenario(tmp_path: Path) -> Scenario:
 def test_a_kill_at_any_step_of_apply_or_recover_leaves_before_or_after(
     scenario: Scenario, children: Children
 ) -> None:
-    plan_file, approval = scenario.plan_file, scenario.approval
-    steps = children.run("record", scenario.fresh("record"), plan_file, approval)
+    plan_file = scenario.plan_file
+    record = scenario.fresh("record")
+    steps = children.run("record", record, plan_file, scenario.approval_for(record))
     # every step boundary, and around every file write of the 5-file plan
     assert steps[:3] == ["locked", "recovered", "checked"]
     assert steps[-3:] == ["verified", "record-complete-written", "complete"]
@@ -212,7 +219,7 @@ def test_a_kill_at_any_step_of_apply_or_recover_leaves_before_or_after(
     crashed: dict[str, Path] = {}
     for step in steps:
         vault = scenario.fresh(f"apply-{step}".replace(":", "_"))
-        children.run("kill", vault, plan_file, approval, step)
+        children.run("kill", vault, plan_file, scenario.approval_for(vault), step)
         crashed[step] = scenario.base / f"crashed-{step}".replace(":", "_")
         shutil.copytree(vault, crashed[step], symlinks=True)
         reports = recover_vault(vault)
@@ -223,6 +230,7 @@ def test_a_kill_at_any_step_of_apply_or_recover_leaves_before_or_after(
         assert all(r.conflicts == () for r in reports)
         # Recovery is idempotent, and the interrupted plan can simply be applied again.
         assert recover_vault(vault) == ()
+        approval = scenario.approval_for(vault)
         assert apply_plan(vault, scenario.plan, approval=approval).replayed == complete
         scenario.check_recovered(vault, complete=True)
 
@@ -253,7 +261,7 @@ def test_recover_leaves_a_file_someone_changed_after_the_crash(
     scenario: Scenario, children: Children
 ) -> None:
     vault = scenario.fresh("v")
-    children.run("kill", vault, scenario.plan_file, scenario.approval, "file:4:done")
+    children.run("kill", vault, scenario.plan_file, scenario.approval_for(vault), "file:4:done")
     (vault / "d.md").write_text(
         "Delta, typed after the crash\n"
     )  # written by the plan, then edited
@@ -269,7 +277,7 @@ def test_recover_leaves_a_file_someone_changed_after_the_crash(
     assert snapshot(vault) == {**scenario.before, "d.md": b"Delta, typed after the crash\n"}
     assert recover_vault(vault) == ()
     with pytest.raises(VaultChanged) as info:
-        apply_plan(vault, scenario.plan, approval=scenario.approval)
+        apply_plan(vault, scenario.plan, approval=scenario.approval_for(vault))
     assert info.value.paths == ("d.md",)
 
 
@@ -278,9 +286,9 @@ def test_a_second_interruption_of_the_same_operation_is_rolled_back_too(
 ) -> None:
     """Regression: the first attempt's rolled-back record must not hide the second attempt."""
     vault = scenario.fresh("v")
-    children.run("kill", vault, scenario.plan_file, scenario.approval, "file:2:done")
+    children.run("kill", vault, scenario.plan_file, scenario.approval_for(vault), "file:2:done")
     recover_vault(vault)
-    children.run("kill", vault, scenario.plan_file, scenario.approval, "file:3:done")
+    children.run("kill", vault, scenario.plan_file, scenario.approval_for(vault), "file:3:done")
     (report,) = recover_vault(vault)
     assert report.restored == ("Notes/a.md", "d.md", "c.md", "New/Deep/e.md")
     scenario.check_recovered(vault, complete=False)
@@ -290,7 +298,7 @@ def test_the_next_apply_recovers_first_and_tells_the_index_both(
     scenario: Scenario, children: Children
 ) -> None:
     vault = scenario.fresh("v")
-    children.run("kill", vault, scenario.plan_file, scenario.approval, "file:3:done")
+    children.run("kill", vault, scenario.plan_file, scenario.approval_for(vault), "file:3:done")
     other = Plan("next", "edit", "Next", (Write.create("x.md", "x\n"),))
     seen: list[tuple[str, ...]] = []
     result = apply_plan(
@@ -309,7 +317,7 @@ def test_a_conflicting_file_keeps_its_before_image_for_the_user(
     scenario: Scenario, children: Children
 ) -> None:
     vault = scenario.fresh("v")
-    children.run("kill", vault, scenario.plan_file, scenario.approval, "file:0:done")
+    children.run("kill", vault, scenario.plan_file, scenario.approval_for(vault), "file:0:done")
     (vault / "Notes/a.md").write_text("my edit\n")
     (report,) = recover_vault(vault)
     (conflict,) = report.conflicts
@@ -328,7 +336,7 @@ def test_two_writers_one_gets_busy_at_once(scenario: Scenario) -> None:
             "hold",
             str(vault),
             str(scenario.plan_file),
-            scenario.approval,
+            scenario.approval_for(vault),
             "file:2:done",
         ],
         cwd=ROOT,
@@ -401,7 +409,10 @@ def test_two_processes_started_together_one_wins(scenario: Scenario) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for f, a in ((scenario.plan_file, scenario.approval), (rival_file, rival_approval))
+        for f, a in (
+            (scenario.plan_file, scenario.approval_for(vault)),
+            (rival_file, rival_approval),
+        )
     ]
     outcomes = [(p.wait(timeout=60), p.stderr.read() if p.stderr else "") for p in procs]
     codes = sorted(code for code, _ in outcomes)
