@@ -271,10 +271,15 @@ def _result(
         operation_type=record.operation_type,
         summary=record.summary,
         applied_at=record.finished_at or record.started_at,
-        changes=tuple(
-            FileChange(e.path, e.action, e.before_sha256, e.after_sha256) for e in record.entries
-        ),
+        changes=file_changes(record),
         replayed=replayed,
         recovered=recovered,
         undoes=record.undoes,
+    )
+
+
+def file_changes(record: JournalRecord) -> tuple[FileChange, ...]:
+    """What an operation did to each file, as results and history show it."""
+    return tuple(
+        FileChange(e.path, e.action, e.before_sha256, e.after_sha256) for e in record.entries
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from desktop.vault.errors import VaultChanged, VaultError
 from desktop.vault.layout import approval_identity, vault_root
 from desktop.vault.transactions import journal
-from desktop.vault.transactions.apply import ApplyResult, FileChange, apply_locked
+from desktop.vault.transactions.apply import ApplyResult, FileChange, apply_locked, file_changes
 from desktop.vault.transactions.errors import NothingToUndo, UnknownOperation
 from desktop.vault.transactions.fsio import current_sha256, sha256_bytes
 from desktop.vault.transactions.journal import JournalRecord
@@ -53,9 +53,7 @@ def list_history(root: str | Path) -> tuple[HistoryEntry, ...]:
             operation_type=r.operation_type,
             summary=r.summary,
             applied_at=r.finished_at or r.started_at,
-            changes=tuple(
-                FileChange(e.path, e.action, e.before_sha256, e.after_sha256) for e in r.entries
-            ),
+            changes=file_changes(r),
             undoes=r.undoes,
             undone_by=undone.get(r.operation_id),
         )
