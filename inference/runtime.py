@@ -324,3 +324,57 @@ class Runtime:
         self._embedder = None
         self._ready.set()
         self._notify()
+
+    # ------------------------------------------------------------------ proxies
+
+    def queued_generator(self) -> Generator:
+        """A :class:`Generator` whose calls go through the LLM's own worker.
+
+        Flows are blocking functions that take a plain ``Generator``; the GUI and
+        the server run them on their own threads and pass this proxy, so the
+        ``Llama`` is still only touched by its single worker. Do not call it from
+        the LLM worker itself (it would wait for itself).
+        """
+        return _QueuedGenerator(self)
+
+    def queued_embedder(self) -> Embedder:
+        """An :class:`Embedder` whose calls run on the embedder's own worker."""
+        return _QueuedEmbedder(self)
+
+
+class _QueuedGenerator(Generator):
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        inner = runtime.generator
+        self.model_name = inner.model_name
+        self.backend_name = inner.backend_name
+        self.leaves_machine = inner.leaves_machine
+        self.context_length = inner.context_length
+        self._inner = inner
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        settings: GenerationSettings | None = None,
+        stop: StopFlag | None = None,
+    ) -> Completion:
+        future = self._runtime.submit_complete(messages, schema=schema, settings=settings, stop=stop)
+        return future.result()
+
+    def count_tokens(self, text: str) -> int:
+        # Tokenising is read-only and thread-safe in llama.cpp.
+        return self._inner.count_tokens(text)
+
+
+class _QueuedEmbedder(Embedder):
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        inner = runtime.embedder
+        self.dimension = inner.dimension
+        self.name = inner.name
+        self.model = getattr(inner, "model", None)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self._runtime.submit_embed(texts).result()

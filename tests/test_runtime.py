@@ -154,3 +154,26 @@ def test_embedder_busy_is_true_while_embedding_work_runs() -> None:
     future.result(timeout=5)
     assert not rt.embedder_busy()
     rt.close()
+
+
+def test_queued_proxies_run_on_the_engines_own_workers() -> None:
+    rt = _runtime(["x", "{}", '{"a": 1}'])
+    rt.start()
+    rt.wait_ready(5)
+    seen: list[str] = []
+    inner = rt.generator
+    assert isinstance(inner, ScriptedGenerator)
+    original = inner.complete
+
+    def record(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    inner.complete = record  # type: ignore[method-assign]
+    gen = rt.queued_generator()
+    assert gen.model_name == inner.model_name
+    assert gen.complete([Message("user", "hi")]).text == '{"a": 1}'
+    assert seen and seen[0].startswith("antinomy-llm")
+    emb = rt.queued_embedder()
+    assert emb.embed(["a", "b"]).shape == (2, emb.dimension)
+    rt.close()
