@@ -360,7 +360,9 @@ class _QueuedGenerator(Generator):
         settings: GenerationSettings | None = None,
         stop: StopFlag | None = None,
     ) -> Completion:
-        future = self._runtime.submit_complete(messages, schema=schema, settings=settings, stop=stop)
+        future = self._runtime.submit_complete(
+            messages, schema=schema, settings=settings, stop=stop
+        )
         return future.result()
 
     def count_tokens(self, text: str) -> int:
