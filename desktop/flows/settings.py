@@ -253,12 +253,21 @@ def settings_from_dict(data: Any) -> Settings:
         isinstance(recent, list) and all(isinstance(p, str) for p in recent),
         "recent_vaults must be a list of folder paths.",
     )
-    extra: dict[str, str | None] = {}
     for key in ("last_vault", "window_geometry", "window_state"):
         value = data.get(key)
         _check(value is None or isinstance(value, str), f"{key} must be a string.")
-        extra[key] = value
-    return Settings(**sections, recent_vaults=tuple(recent[:MAX_RECENT]), **extra)
+    return Settings(
+        models=sections["models"],
+        backend=sections["backend"],
+        scan=sections["scan"],
+        guard=sections["guard"],
+        endpoint=sections["endpoint"],
+        folders=sections["folders"],
+        recent_vaults=tuple(recent[:MAX_RECENT]),
+        last_vault=data.get("last_vault"),
+        window_geometry=data.get("window_geometry"),
+        window_state=data.get("window_state"),
+    )
 
 
 def settings_to_dict(settings: Settings) -> dict[str, Any]:
