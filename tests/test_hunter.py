@@ -47,7 +47,9 @@ NOTES = {
         "---\ntype: tension\nstatus: resolved\n---\n# Old argument\n\nSettled long ago.\n"
     ),
     "Principles/Retired.md": "---\ntype: defeated\n---\n# Retired\n\nReleases ship on Fridays.\n",
-    "Journal/2024-01-08.md": "# 2024-01-08\n\nShipped the release on Friday again; quiet weekend.\n",
+    "Journal/2024-01-08.md": (
+        "# 2024-01-08\n\nShipped the release on Friday again; quiet weekend.\n"
+    ),
 }
 
 
