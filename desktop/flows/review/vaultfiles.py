@@ -117,14 +117,15 @@ class VaultFiles:
         wanted = wanted.removeprefix("./")
         if not wanted:
             raise NoteNotFound("No note given — name a note by its path or its basename.")
-        known = {p.casefold(): p for p in self.paths}
-        for candidate in (wanted, wanted + ".md"):
-            if candidate in self.paths:
-                return candidate
-        for candidate in (wanted, wanted + ".md"):
-            if candidate.casefold() in known:
-                return known[candidate.casefold()]
-        if "/" not in wanted:
+        if "/" in wanted or wanted.lower().endswith(".md"):  # a path
+            known = {p.casefold(): p for p in self.paths}
+            for candidate in (wanted, wanted + ".md"):
+                if candidate in self.paths:
+                    return candidate
+            for candidate in (wanted, wanted + ".md"):
+                if candidate.casefold() in known:
+                    return known[candidate.casefold()]
+        if "/" not in wanted:  # a basename (even "X.md" for a note not at the top)
             found = self.with_basename(basename_of(wanted))
             if len(found) == 1:
                 return found[0]
