@@ -135,3 +135,9 @@ def test_api_key_file_is_owner_only() -> None:
     path = save_settings(s)
     assert path.stat().st_mode & 0o077 == 0
     assert not list(path.parent.glob(".settings-*"))  # no temp file left behind
+
+
+def test_scan_settings_carry_the_caps() -> None:
+    s = Settings(scan=ScanCaps(cap=5, body_chars=200, types=("tension",), neighbours=2))
+    hs = s.scan_settings()
+    assert (hs.cap, hs.body_chars, hs.types, hs.neighbours) == (5, 200, ("tension",), 2)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from desktop.flows.hunter import ScanSettings
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
 from inference.paths import config_dir
@@ -182,6 +183,16 @@ class Settings:
             llm_path=self.models.llm_path,
             embedder_path=self.models.embedder_path,
             http=http,
+        )
+
+    def scan_settings(self) -> ScanSettings:
+        """The Hunter's settings from the user's scan caps."""
+        return replace(
+            ScanSettings(),
+            types=self.scan.types,
+            cap=self.scan.cap,
+            body_chars=self.scan.body_chars,
+            neighbours=self.scan.neighbours,
         )
 
     def with_vault_opened(self, path: str | os.PathLike[str]) -> Settings:

@@ -98,6 +98,8 @@ class AppController(QObject):
         self._progress_timer.setInterval(100)
         self._progress_timer.timeout.connect(self._flush_progress)
         self._closed = False
+        #: Called by close() before the engines stop (e.g. a scan runner's own pool).
+        self.closers: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ tasks
 
@@ -297,6 +299,8 @@ class AppController(QObject):
         self._index_stop = True
         for task in list(self.tasks):
             task.cancel()
+        for closer in self.closers:
+            closer()
         self.runtime.close()
         for pool in (self.read_pool, self.write_pool, self.index_pool):
             pool.shutdown(wait=True, cancel_futures=True)

@@ -6,6 +6,7 @@ after the panel, which also makes their keyboard shortcuts live window-wide.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
         for i in range(self.tabs.count()):
             action = QAction(self.tabs.tabText(i), self)
             action.setShortcut(QKeySequence(f"Alt+{i + 1}"))
-            action.triggered.connect(lambda _c=False, i=i: self.tabs.setCurrentIndex(i))
+            action.triggered.connect(partial(self.tabs.setCurrentIndex, i))
             self._view_menu.addAction(action)
         problems = QAction("&Problems…", self)
         problems.triggered.connect(self.errors.show)
@@ -157,7 +158,7 @@ class MainWindow(QMainWindow):
         self._recent_menu.clear()
         for path in self.controller.settings.recent_vaults:
             action = self._recent_menu.addAction(path)
-            action.triggered.connect(lambda _c=False, p=path: self.controller.open_vault(Path(p)))
+            action.triggered.connect(partial(self.controller.open_vault, Path(path)))
         self._recent_menu.setEnabled(bool(self.controller.settings.recent_vaults))
 
     # ------------------------------------------------------------------ actions

@@ -30,11 +30,13 @@ class PanelSpec:
 
 
 def _panels() -> list[PanelSpec]:
-    from desktop.ui.panels import debug, history, models, notes, preview
+    from desktop.ui.panels import debug, dismissed, history, models, notes, preview, tensions
 
     return [
         notes.PANEL,
         preview.PANEL,
+        tensions.PANEL,
+        dismissed.PANEL,
         history.PANEL,
         debug.PANEL,
         models.PANEL,
