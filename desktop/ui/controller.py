@@ -26,12 +26,15 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from desktop.flows.embedding import embedding_model
 from desktop.flows.settings import Settings, SettingsInvalid, load_settings, save_settings
 from desktop.resources import ensure_sample_vault
+from desktop.ui.qt_compat import protect_bools
 from desktop.vault.index import IndexReport, VaultIndex
 from inference.errors import AntinomyError
 from inference.paths import data_dir
 from inference.runtime import Runtime, State
 
 log = logging.getLogger(__name__)
+
+protect_bools()  # before any signal is emitted from Python (see qt_compat)
 
 T = TypeVar("T")
 RuntimeFactory = Callable[[Settings], Runtime]

@@ -23,8 +23,10 @@ GOOD = json.dumps(
                 "note_a": "A run should leave me spent",
                 "note_b": "Easy runs build the base",
                 "quote_a": "Every run should leave me out of breath at the end, or it was wasted.",
-                "quote_b": "Most of my weekly mileage should be easy enough to hold a conversation.",
-                "description": "One says every run must exhaust; the other that most runs are easy.",
+                "quote_b": (
+                    "Most of my weekly mileage should be easy enough to hold a conversation."
+                ),
+                "description": "One says every run must exhaust; the other that most are easy.",
                 "confidence": "high",
             }
         ]
