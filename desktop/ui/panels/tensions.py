@@ -144,7 +144,7 @@ class QtTensionsPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.list_widget)
         scroll.hide()  # shown once there are pairs: no empty box under "No scan yet"
-        self.scroll = scroll
+        self.results_area = scroll
         self._elapsed = QTimer(self)
         self._elapsed.setInterval(1000)
         self._elapsed.timeout.connect(self._tick)
@@ -381,7 +381,7 @@ class QtTensionsPanel(QWidget):
             card.sig_card_selected.connect(self._select)
             self.list_layout.insertWidget(self.list_layout.count() - 1, card)
             self.cards.append(card)
-        self.scroll.setVisible(bool(self.cards))
+        self.results_area.setVisible(bool(self.cards))
         if self.cards:
             self._select(self.cards[0])
             self.empty.hide()
@@ -436,7 +436,7 @@ class QtTensionsPanel(QWidget):
             if self.cards:
                 self._select(self.cards[min(i, len(self.cards) - 1)])
         if not self.cards:
-            self.scroll.hide()
+            self.results_area.hide()
             self._show_empty("No pairs left in this run.")
 
     def _clear_cards(self) -> None:
