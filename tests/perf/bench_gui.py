@@ -6,8 +6,8 @@ Each launch is a fresh subprocess (offscreen, temporary ANTINOMY_HOME) timing
 launch → window shown → models ready → first scan result; the medians are
 reported. The stall figure is the largest lateness of a 10 ms QTimer while a
 scan runs (target < 50 ms), beside the same figure for a bare Python thread
-sleeping 10 ms in the same process (what the machine and the GIL allow). Machines here are shared and noisy: compare within
-one run.
+sleeping 10 ms in the same process (what the machine and the GIL allow).
+Machines here are shared and noisy: compare within one run.
 """
 
 from __future__ import annotations
