@@ -407,3 +407,23 @@ def test_paths_outside_or_hidden_are_not_notes(vault: Path) -> None:
         resolve_tension(vault, str(vault.parent / "elsewhere.md"))
     # An absolute path inside the vault is accepted.
     assert resolve_tension(vault, str(vault / "Someone.md")).changed == ("Someone.md",)
+
+
+def test_the_notes_listed_are_the_ones_the_index_walks(tmp_path: Path) -> None:
+    import shutil
+
+    from desktop.flows.review.vaultfiles import list_notes
+    from desktop.resources import sample_vault_source
+    from desktop.vault.index import walk_vault
+
+    root = tmp_path / "v"
+    shutil.copytree(sample_vault_source(), root)
+    root = root.resolve()
+    (root / "inside link.md").symlink_to(root / "Tensions" / "Base miles vs hard efforts.md")
+    (root / "outside link.md").symlink_to(tmp_path / "elsewhere.md")
+    (tmp_path / "elsewhere.md").write_text("outside\n")
+    (root / "folder link").symlink_to(root / "Tensions")
+    (root / ".hidden.md").write_text("x\n")
+    walked = sorted(rel for rel, st, _ in walk_vault(root) if st is not None)
+    assert list_notes(root) == walked
+    assert "inside link.md" in walked and "outside link.md" not in walked
