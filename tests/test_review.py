@@ -427,3 +427,18 @@ def test_the_notes_listed_are_the_ones_the_index_walks(tmp_path: Path) -> None:
     walked = sorted(rel for rel, st, _ in walk_vault(root) if st is not None)
     assert list_notes(root) == walked
     assert "inside link.md" in walked and "outside link.md" not in walked
+
+
+def test_names_yaml_would_misread_are_written_as_strings(tmp_path: Path) -> None:
+    names = ["2024-01-08", "true", "null", "1e3", "note: b", "#tag", "- dash", "it's", "[x]"]
+    root = tmp_path.resolve()
+    (root / "Base.md").write_bytes(b"base\n")
+    for name in names:
+        (root / f"{name}.md").write_bytes(b"---\ntype: tension\n---\nx\n")
+        dismiss_pair(root, "Base.md", f"{name}.md")
+    fp = parse_frontmatter(read(root, "Base.md").decode())["hunter_false_positives"]
+    assert fp == names  # strings, exactly: what the Hunter compares with basenames
+    assert len(list_dismissed(root)) == len(names)
+    for name in names:
+        undismiss_pair(root, name, "Base")
+    assert read(root, "Base.md") == b"base\n"
