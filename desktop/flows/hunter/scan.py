@@ -161,10 +161,16 @@ class _Scan:
         ]
         focus_note = next((n for n in prompt_notes if n.path == focus), None)
         system, user = build_messages(prompt_notes, focus=focus_note)
+        possible = len(prompt_notes) * (len(prompt_notes) - 1) // 2
+        if focus_note is not None:
+            possible = len(prompt_notes) - 1
         schema = answer_schema(
-            [n.label for n in prompt_notes], max_pairs=self.settings.max_pairs_per_answer
+            [n.label for n in prompt_notes],
+            max_pairs=max(1, min(self.settings.max_pairs_per_answer, possible)),
         )
-        gen = GenerationSettings(max_tokens=self.settings.max_answer_tokens)
+        gen = GenerationSettings(
+            max_tokens=self.settings.max_answer_tokens, constrain=self.settings.constrain
+        )
         result = complete_structured(
             self.engine,
             [Message("system", system), Message("user", user)],
