@@ -17,6 +17,7 @@ from desktop.flows.review import (
     PrincipleExists,
     ReviewRefused,
     ReviewResult,
+    available_actions,
     defeat_note,
     dismiss_pair,
     elevate_tension,
@@ -442,3 +443,37 @@ def test_names_yaml_would_misread_are_written_as_strings(tmp_path: Path) -> None
     for name in names:
         undismiss_pair(root, name, "Base")
     assert read(root, "Base.md") == b"base\n"
+
+
+@pytest.mark.parametrize(
+    ("note_type", "status", "actions"),
+    [
+        ("tension", "open", ("elevate", "resolve", "defeat")),
+        ("tension", None, ("elevate", "resolve", "defeat")),
+        ("Tension", "Open", ("elevate", "resolve", "defeat")),
+        ("tension", "resolved", ("defeat",)),
+        ("substrate", None, ("defeat",)),
+        ("principle", None, ("defeat",)),
+        ("defeated", None, ()),
+        ("decision", "accepted", ()),
+        (None, None, ()),
+    ],
+)
+def test_available_actions_match_what_the_actions_accept(
+    vault: Path, note_type: str | None, status: str | None, actions: tuple[str, ...]
+) -> None:
+    assert available_actions(note_type, status) == actions
+    lines = [f"type: {note_type}"] if note_type else []
+    lines += [f"status: {status}"] if status else []
+    (vault / "N.md").write_text("---\n" + "\n".join(lines) + "\n---\nx\n" if lines else "x\n")
+    tries = {
+        "resolve": lambda: resolve_tension(vault, "N"),
+        "defeat": lambda: defeat_note(vault, "N", motive="m"),
+    }
+    for action, attempt in tries.items():
+        if action in actions:
+            assert attempt().operation_id
+            undo_operation(vault, list_history(vault)[0].operation_id)
+        else:
+            with pytest.raises(NotEligible):
+                attempt()
