@@ -477,3 +477,21 @@ def test_available_actions_match_what_the_actions_accept(
         else:
             with pytest.raises(NotEligible):
                 attempt()
+
+
+def test_an_entry_in_another_case_gets_the_exact_name_beside_it(vault: Path) -> None:
+    # The Hunter compares basenames exactly: "someone" would not hide "Someone".
+    (vault / "Lower.md").write_bytes(b"---\nhunter_false_positives: [someone]\n---\nx\n")
+    dismiss_pair(vault, "Lower.md", "Someone.md")
+    assert parse_frontmatter(read(vault, "Lower.md").decode())["hunter_false_positives"] == [
+        "someone",
+        "Someone",
+    ]
+
+
+def test_undismiss_of_a_gone_note_names_both_sides(vault: Path) -> None:
+    dismiss_pair(vault, "Bare.md", "Someone.md")
+    (vault / "Someone.md").unlink()
+    assert undismiss_pair(vault, "Bare", "Someone").summary == (
+        "Undismiss the pair Bare ↔ Someone (the Hunter may show it again)"
+    )
