@@ -237,8 +237,3 @@ def _edited(note: NoteText, edit: Callable[[str], str]) -> str:
         return edit(note.text)
     except FrontmatterError as exc:
         raise ReviewRefused(f"{note.path}: {exc}") from None
-
-
-def peers_listed(note: NoteText) -> list[str]:
-    """The basenames ``note`` lists as dismissed."""
-    return _entries(note)
