@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop.flows.review import (
+    NoteNotFound,
     dismiss_pair,
     find_rename_fixes,
     fix_renames,
@@ -92,3 +93,8 @@ def test_inference_leaves_an_ambiguous_case_alone(vault: Path) -> None:
     # A second renamed note with the very same peers: which old name is whose?
     (vault / "Pace.md").write_bytes(b"---\nhunter_false_positives: [Care, Calm]\n---\npace\n")
     assert infer_renames(vault) == []
+
+
+def test_an_explicit_rename_to_no_note_is_refused(vault: Path) -> None:
+    with pytest.raises(NoteNotFound, match=r"No note 'Nowhere\.md'"):
+        fix_renames(vault, [("Speed", "Nowhere.md")])

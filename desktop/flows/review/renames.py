@@ -77,7 +77,10 @@ def fix_renames(
     """
     files = VaultFiles(root)
     lists = dismissal_lists(files)
-    pairs = _inferred(files, lists) if renamed is None else renamed
+    if renamed is None:
+        pairs = _inferred(files, lists)
+    else:  # a new name that is no note is a mistake worth saying (NoteNotFound, AmbiguousNote)
+        pairs = [(old, files.locate(new)) for old, new in renamed]
     fixes = _fixes(files, pairs, lists)
     notes: dict[str, NoteText] = {}
     texts: dict[str, str] = {}
