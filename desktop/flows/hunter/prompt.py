@@ -19,6 +19,11 @@ from desktop.resources import resources_dir
 #: Keys of the answer's array: current first, then Antinomia's Italian legacy key.
 ARRAY_KEYS = ("pairs", "contraddizioni")
 
+#: Bounds in the schema: a small model otherwise writes on until its token budget
+#: runs out, mid-string, and the answer is lost.
+QUOTE_MAX = 200
+DESCRIPTION_MAX = 200
+
 _FIELD_ALIASES = {
     "note_a": ("note_a", "nota_a", "a"),
     "note_b": ("note_b", "nota_b", "b"),
@@ -105,9 +110,9 @@ def answer_schema(labels: Sequence[str], *, max_pairs: int) -> dict[str, Any]:
                     "properties": {
                         "note_a": name,
                         "note_b": name,
-                        "quote_a": {"type": "string", "maxLength": 300},
-                        "quote_b": {"type": "string", "maxLength": 300},
-                        "description": {"type": "string", "maxLength": 300},
+                        "quote_a": {"type": "string", "maxLength": QUOTE_MAX},
+                        "quote_b": {"type": "string", "maxLength": QUOTE_MAX},
+                        "description": {"type": "string", "maxLength": DESCRIPTION_MAX},
                         "confidence": {"type": "string", "enum": ["high", "medium", "low"]},
                     },
                     "required": [

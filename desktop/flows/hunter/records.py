@@ -62,9 +62,11 @@ class ScanSettings:
     #: Whole vault: types never scanned (derived or retired notes).
     skip_types: tuple[str, ...] = ("defeated", "debug", "meta_note", "source")
     #: Largest answer asked of the model, in tokens.
-    max_answer_tokens: int = 384
+    max_answer_tokens: int = 640
     #: Most pairs one answer may hold (keeps a small model from looping).
     max_pairs_per_answer: int = 6
+    #: Constrain generation by the answer's JSON schema (embedded backend).
+    constrain: bool = True
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from desktop.flows.hunter.select import (
     plan_batches,
     scannable,
 )
-from desktop.flows.hunter.verify import NoteInPrompt, Verifier
+from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
 from inference.base import GenerationSettings, Generator, Message, StopFlag
@@ -110,7 +110,7 @@ class _Scan:
                 basename=note.basename,
                 text=body,
                 sha256=note.sha256,
-                dismissed=frozenset(str(d).strip() for d in dismissed if d),
+                dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)
             self.types[path] = note.type or "note"
@@ -161,10 +161,16 @@ class _Scan:
         ]
         focus_note = next((n for n in prompt_notes if n.path == focus), None)
         system, user = build_messages(prompt_notes, focus=focus_note)
+        possible = len(prompt_notes) * (len(prompt_notes) - 1) // 2
+        if focus_note is not None:
+            possible = len(prompt_notes) - 1
         schema = answer_schema(
-            [n.label for n in prompt_notes], max_pairs=self.settings.max_pairs_per_answer
+            [n.label for n in prompt_notes],
+            max_pairs=max(1, min(self.settings.max_pairs_per_answer, possible)),
         )
-        gen = GenerationSettings(max_tokens=self.settings.max_answer_tokens)
+        gen = GenerationSettings(
+            max_tokens=self.settings.max_answer_tokens, constrain=self.settings.constrain
+        )
         result = complete_structured(
             self.engine,
             [Message("system", system), Message("user", user)],
