@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,12 +44,17 @@ GetHandler = Callable[[], Awaitable[JsonBody]]
 
 @dataclass(frozen=True)
 class ServiceContext:
-    """What route factories get: the shared engines, the vault, the log, the batcher."""
+    """What route factories get: the shared engines, the vault, the log, the batcher.
+
+    ``closing`` is set when the endpoint stops: background threads a factory
+    starts should watch it and end.
+    """
 
     runtime: Runtime
     vault_root: Path | None
     guard_log: GuardLog
     batcher: EmbedBatcher
+    closing: threading.Event = field(default_factory=threading.Event)
 
 
 RouteFactory = Callable[[ServiceContext], Mapping[str, JsonHandler]]

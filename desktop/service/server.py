@@ -37,6 +37,7 @@ from desktop.service.batching import EmbedBatcher
 from desktop.service.embeddings import TokenCounter, embedding_routes
 from desktop.service.errors import EndpointError
 from desktop.service.guard_log import GuardLog
+from desktop.service.guard_route import GuardService
 from desktop.service.routes import (
     ROUTE_FACTORIES,
     JsonBody,
@@ -72,6 +73,7 @@ class EndpointHandle:
         context: ServiceContext,
         workers: ThreadPoolExecutor,
         published: Path | None,
+        guard: GuardService | None,
     ) -> None:
         self._server = server
         self._thread = thread
@@ -83,6 +85,9 @@ class EndpointHandle:
         self.batcher = context.batcher
         self._workers = workers
         self._published = published
+        #: The vault's guard (None without ``guard=True``); ``guard.refresh_now()``
+        #: after the GUI re-indexed, ``guard.switch`` for its settings.
+        self.guard = guard
         self.started_at = time.time()
 
     @property
@@ -98,8 +103,11 @@ class EndpointHandle:
         self.routes.register_route(path, handler)
 
     def stop(self, timeout: float = 5.0) -> None:
+        self.context.closing.set()
         self._server.should_exit = True
         self._thread.join(timeout)
+        if self.guard is not None:
+            self.guard.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
         if self._published is not None:
             _unpublish(self._published)
@@ -209,7 +217,11 @@ def start_endpoint(
         batcher=batcher,
     )
     routes = RouteTable()
-    _add_builtin_routes(routes, context, max_batch=max_batch, guard=guard)
+    _add_builtin_routes(routes, context, max_batch=max_batch)
+    guard_service = GuardService(context) if guard else None
+    if guard_service is not None:
+        for path, handler in guard_service.routes().items():
+            routes.register_route(path, handler)
     for factory in ROUTE_FACTORIES:
         for path, handler in factory(context).items():
             routes.register_route(path, handler)
@@ -253,6 +265,8 @@ def start_endpoint(
             server.should_exit = True
             raise EndpointError(f"The endpoint did not start within {ready_timeout} s.")
         time.sleep(0.005)
+    if guard_service is not None:
+        guard_service.start()
     published = _publish(port, vault_root) if publish else None
     handle = EndpointHandle(
         server=server,
@@ -262,14 +276,13 @@ def start_endpoint(
         context=context,
         workers=workers,
         published=published,
+        guard=guard_service,
     )
     log.info("endpoint listening on %s", handle.url)
     return handle
 
 
-def _add_builtin_routes(
-    routes: RouteTable, context: ServiceContext, *, max_batch: int, guard: bool
-) -> None:
+def _add_builtin_routes(routes: RouteTable, context: ServiceContext, *, max_batch: int) -> None:
     runtime = context.runtime
 
     async def healthz() -> JsonBody:
