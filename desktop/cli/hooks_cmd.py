@@ -42,7 +42,13 @@ from desktop.service import hook as hook_client
 from desktop.vault.layout import vault_root
 from inference.errors import AntinomyError
 
-HOOK_MARKERS = ("antinomy-hook", "desktop.service.hook")
+#: A command containing one of these is ours (console script, module, or the client's file).
+HOOK_MARKERS = (
+    "antinomy-hook",
+    "desktop.service.hook",
+    "desktop/service/hook.py",
+    "desktop\\service\\hook.py",
+)
 CLAUDE_TOOLS = "Write|Edit|MultiEdit|Bash"
 CODEX_TOOLS = "Bash|apply_patch"
 #: Outer safety net for the agent, in seconds; the client keeps its own 300 ms budget.
@@ -76,13 +82,11 @@ def targets(*, project: Path | None, user: bool, agent: str) -> list[Target]:
 
 
 def hook_executable() -> list[str]:
-    """How the agent should start the hook client: the console script next to this
-    interpreter, else this interpreter running the module."""
-    here = Path(sys.executable).parent
-    for name in ("antinomy-hook", "antinomy-hook.exe"):
-        if (here / name).exists():
-            return [str(here / name)]
-    return [sys.executable, "-m", "desktop.service.hook"]
+    """How the agent starts the hook client: this interpreter with ``-S`` running the
+    client's file. It imports only the standard library, so it needs no site-packages;
+    skipping ``site`` (and the console script's wrapper) saves start-up on every tool call
+    (tests/perf/bench_guard.py measures both ways)."""
+    return [sys.executable, "-S", hook_client.__file__]
 
 
 def _command(sub: str, extra: list[str]) -> str:
@@ -339,7 +343,7 @@ def run_hooks_status(args: argparse.Namespace) -> int:
         {"agent": t.agent, "path": str(t.path), "entries": installed(t)}
         for t in targets(project=project, user=args.user, agent=args.agent)
     ]
-    token_file = hook_client.config_dir() / "endpoint-token"
+    token_file = Path(hook_client.config_dir()) / "endpoint-token"
     endpoint = _endpoint_state()
     report: dict[str, Any] = {
         "files": files,
