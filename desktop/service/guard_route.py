@@ -40,6 +40,7 @@ from desktop.service.errors import BadRequest, ServiceUnavailable
 from desktop.service.guard_log import GuardRecord
 from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
 from desktop.vault.index import VaultIndex
+from inference.runtime import State
 
 log = logging.getLogger(__name__)
 
@@ -73,14 +74,13 @@ class GuardService:
     def _run(self) -> None:
         assert self.root is not None
         runtime = self.ctx.runtime
-        while not self.ctx.closing.is_set():
-            try:
-                runtime.wait_ready(timeout=0.5)
-                break
-            except Exception as exc:
-                if runtime.error is not None:
-                    self.error = f"the embedder did not load: {exc}"
-                    return
+        # Wait for the owner to bring the models up (never start them from here).
+        while runtime.state is not State.READY:
+            if runtime.state in (State.FAILED, State.CLOSED):
+                self.error = f"the embedder is not available ({runtime.error})"
+                return
+            if self.ctx.closing.wait(0.2):
+                return
         index: VaultIndex | None = None
         try:
             embedder = runtime.queued_embedder()
