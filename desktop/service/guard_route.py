@@ -129,7 +129,34 @@ class GuardService:
         if mode is not None and mode not in ("warn", "ask"):
             raise BadRequest(f"mode={mode!r} is unknown: use 'warn' or 'ask'.")
         summary = bound_summary(summary)
-        verdict = await self._verdict(summary, session_id=session_id, cwd=cwd, mode=mode)
+        try:
+            verdict = await self._verdict(summary, session_id=session_id, cwd=cwd, mode=mode)
+        except Exception:
+            self._log(GuardVerdict("error"), tool, session_id, cwd, summary, started)
+            raise
+        latency = self._log(verdict, tool, session_id, cwd, summary, started)
+        decision = verdict.decision
+        return {
+            "verdict": verdict.verdict,
+            "output": verdict.output,
+            "decision": (
+                {"id": decision.id, "title": decision.title, "path": decision.path}
+                if decision
+                else None
+            ),
+            "score": None if verdict.score is None else round(verdict.score, 4),
+            "latency_ms": round(latency, 2),
+        }
+
+    def _log(
+        self,
+        verdict: GuardVerdict,
+        tool: str,
+        session_id: str,
+        cwd: str,
+        summary: str,
+        started: float,
+    ) -> float:
         latency = (time.perf_counter() - started) * 1000
         decision = verdict.decision
         self.ctx.guard_log.add(
@@ -147,17 +174,7 @@ class GuardService:
                 summary=summary[:200],
             )
         )
-        return {
-            "verdict": verdict.verdict,
-            "output": verdict.output,
-            "decision": (
-                {"id": decision.id, "title": decision.title, "path": decision.path}
-                if decision
-                else None
-            ),
-            "score": None if verdict.score is None else round(verdict.score, 4),
-            "latency_ms": round(latency, 2),
-        }
+        return latency
 
     async def _verdict(
         self, summary: str, *, session_id: str, cwd: str, mode: str | None
