@@ -32,10 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from desktop.cli.hooks_cmd import hook_executable
 from desktop.flows.guard import GuardSettings, save_settings
 from desktop.resources import sample_vault_source
 from desktop.service.hook import config_dir, summarize
+from desktop.service.hook_install import hook_executable
 from desktop.service.server import start_endpoint
 from inference.runtime import Runtime
 
