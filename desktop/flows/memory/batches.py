@@ -7,8 +7,8 @@ batches of the same day. Each line of the file is one line of a turn::
 
     12<TAB>2026-11-30T10:32:05Z<TAB>user<TAB>session-id<TAB>-<TAB>text
 
-(the fifth field is ``w`` when the user withdrew the line; its text is then
-gone). A turn of several lines takes several numbers, so a citation can point
+(the fifth field holds flags: ``w`` when the user withdrew the line — its text
+is then gone — and ``c`` when the line continues the turn of the line before). A turn of several lines takes several numbers, so a citation can point
 at the exact line.
 
 **Line ids** — the stable citation scheme: ``<batch_id>#L<number>``, for
@@ -59,6 +59,8 @@ class RawLine:
     session: str
     text: str
     withdrawn: bool = False
+    #: This line continues the turn of the previous line (a turn of several lines).
+    continues: bool = False
 
     @property
     def line_id(self) -> str:
@@ -155,7 +157,16 @@ class RawStore:
             if role not in ("user", "assistant"):
                 continue
             lines.append(
-                RawLine(batch_id, int(number), time, role, session, text, withdrawn="w" in flags)  # type: ignore[arg-type]
+                RawLine(
+                    batch_id,
+                    int(number),
+                    time,
+                    role,  # type: ignore[arg-type]
+                    session,
+                    text,
+                    withdrawn="w" in flags,
+                    continues="c" in flags,
+                )
             )
         closed_marker = self.folder / f"{batch_id}.closed"
         reason = ""
@@ -186,7 +197,7 @@ class RawStore:
     def write(self, batch: Batch) -> None:
         body = [f"# antinomy raw batch {batch.batch_id} (line id = {batch.batch_id}#L<number>)"]
         for line in batch.lines:
-            flags = "w" if line.withdrawn else "-"
+            flags = ("w" if line.withdrawn else "") + ("c" if line.continues else "") or "-"
             text = WITHDRAWN_TEXT if line.withdrawn else line.text
             body.append(f"{line.number}\t{line.time}\t{line.role}\t{line.session}\t{flags}\t{text}")
         _atomic_write(self.path(batch.batch_id), ("\n".join(body) + "\n").encode("utf-8"))
@@ -225,7 +236,7 @@ class RawStore:
             current = Batch(self.new_batch_id(day), False, "", ())
         start = current.lines[-1].number + 1 if current.lines else 1
         added = tuple(
-            RawLine(current.batch_id, start + i, time, role, session, text)
+            RawLine(current.batch_id, start + i, time, role, session, text, continues=i > 0)
             for i, text in enumerate(texts)
         )
         self.write(replace(current, lines=current.lines + added))

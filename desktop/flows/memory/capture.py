@@ -134,9 +134,10 @@ def _turn_to_withdraw(store: RawStore, session: str) -> tuple[str, ...]:
         i -= 1
     if i < 0:
         return ()
-    turn_time = lines[i].time
-    while i >= 0 and lines[i].role == "user" and lines[i].time == turn_time:
+    while i >= 0 and lines[i].role == "user":
         picked.append(lines[i].line_id)
+        if not lines[i].continues:
+            break
         i -= 1
     return tuple(reversed(picked))
 

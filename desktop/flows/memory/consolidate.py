@@ -219,6 +219,8 @@ def _consolidate(
     store = RawStore(root)
     rejected_store = RejectedStore(root)
     journal = read_progress(root, s.memory_folder)
+    if not _anything_pending(store, rejected_store, journal):
+        return Report("nothing", message="Nothing to consolidate: no closed batch has new lines.")
     pages = read_pages(root, s.subjects_folder)
     subjects = subjects_block(pages, [], engine)
     budget = line_budget(engine, subjects=subjects, max_output_tokens=s.max_output_tokens)
@@ -306,6 +308,16 @@ def _report(run: _Run, status: Status, total_lines: int, message: str) -> Report
 
 
 # ---------------------------------------------------------------------- planning
+
+
+def _anything_pending(store: RawStore, rejected: RejectedStore, journal: Progress) -> bool:
+    """Cheap check before the model is needed (the CLI loads it lazily)."""
+    if set(rejected.requested()) - journal.requeues:
+        return True
+    for batch in store.closed_batches():
+        if batch.lines and batch.lines[-1].number > journal.through.get(batch.batch_id, 0):
+            return True
+    return False
 
 
 def _plan_steps(

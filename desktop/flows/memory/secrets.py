@@ -48,7 +48,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36,}")),
     ("pypi-token", re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}")),
     ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     ("twilio-key", re.compile(r"\bSK[0-9a-f]{32}\b")),
@@ -56,7 +56,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bearer-token", re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/=-]{16,}")),
     ("basic-auth", re.compile(r"(?i)(?<=authorization: basic )[A-Za-z0-9+/=]{12,}")),
     # scheme://user:password@host — only the password goes.
-    ("url-password", re.compile(r"(?<=://)([^\s:/@]+:)[^\s@/]+(?=@)")),
+    ("url-password", re.compile(r"(?<=://)([^\s:/@\[\]]*:)[^\s@/\[\]]+(?=@)")),
     # KEY=value, key: value, "key": "value" (the value goes).
     (
         "assignment",
