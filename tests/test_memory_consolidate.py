@@ -40,12 +40,16 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
                 fact("Travel", "Prefers window seats on long flights", [3], date="2026-12-24"),
                 fact("", "no subject", [1]),
                 fact("Travel", "nothing cited", []),
+                fact("Lisbon trip", "Fly to Lisbon on 14 December with Ana", [1]),  # changed day
             )
         ]
     )
     report = consolidate(tmp_path, gen, force=False)
     assert report.status == "ok"
-    reasons = {f.reason: f for f in report.rejected}
+    reasons = {f.reason: f for f in report.rejected if "14 December" not in f.text}
+    assert [f.detail for f in report.rejected if "names" in f.detail] == [
+        "names or numbers not in the cited lines: 14"
+    ]
     assert set(reasons) == {
         "assistant_only",
         "missing_line",
@@ -71,8 +75,8 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
         "*(event: 2026-12-12)* — [2026-11-30#L1](../../.antinomy/raw/2026-11-30.tsv#L1)" in lisbon
     )
     log = (tmp_path / "Antinomy/Memory/Consolidation log.md").read_text()
-    assert "rejected 5" in log and "date 2026-12-24 stripped" in log
-    assert len(rejected_fragments(tmp_path)) == 5
+    assert "rejected 6" in log and "date 2026-12-24 stripped" in log
+    assert len(rejected_fragments(tmp_path)) == 6
 
 
 def test_relative_dates_are_resolved_against_the_spoken_day(tmp_path: Path) -> None:
@@ -175,7 +179,8 @@ def test_existing_page_gets_facts_in_its_section_and_aliases(tmp_path: Path) -> 
     page.parent.mkdir(parents=True)
     page.write_text(
         "---\ntype: subject\naliases: [Trips]\nsummary: How I travel\n---\n# Travel\n\n"
-        "My own notes stay.\n\n## Preferences\n\n- Aisle on short hops — [2026-11-01#L3](x)\n\n## Other\n\ntext\n"
+        "My own notes stay.\n\n## Preferences\n\n- Aisle on short hops — [2026-11-01#L3](x)\n\n"
+        "## Other\n\ntext\n"
     )
     small_batch(tmp_path)
     gen = ScriptedGenerator(

@@ -8,7 +8,8 @@ batches of the same day. Each line of the file is one line of a turn::
     12<TAB>2026-11-30T10:32:05Z<TAB>user<TAB>session-id<TAB>-<TAB>text
 
 (the fifth field holds flags: ``w`` when the user withdrew the line — its text
-is then gone — and ``c`` when the line continues the turn of the line before). A turn of several lines takes several numbers, so a citation can point
+is then gone — and ``c`` when the line continues the turn of the line before).
+A turn of several lines takes several numbers, so a citation can point
 at the exact line.
 
 **Line ids** — the stable citation scheme: ``<batch_id>#L<number>``, for

@@ -8,7 +8,7 @@ Checks, in order (the first failure is the recorded reason):
                          (withdrawn lines are never given, so citing one fails here too)
 ``assistant_only``       none of the cited lines was spoken by the user
 ``unsupported_content``  under :data:`~.support.SUPPORT_THRESHOLD` of the fact's content
-                         words are in the cited text
+                         words are in the cited text, or a name or number is not
 
 A date the cited text does not name is stripped (``date_stripped`` is noted on
 the accepted fact); the fact itself is kept.
@@ -23,7 +23,12 @@ from typing import Any, Literal
 
 from desktop.flows.memory.batches import RawLine
 from desktop.flows.memory.pages import KINDS, Fact, clean_subject_name
-from desktop.flows.memory.support import SUPPORT_THRESHOLD, date_supported, support_ratio
+from desktop.flows.memory.support import (
+    SUPPORT_THRESHOLD,
+    date_supported,
+    support_ratio,
+    unsupported_names,
+)
 
 Reason = Literal[
     "malformed", "no_citation", "missing_line", "assistant_only", "unsupported_content"
@@ -90,6 +95,12 @@ def check_fact(
             f"{ratio:.0%} of its content words are in the cited lines (needs {threshold:.0%})",
             raw,
             ids,
+        )
+    names = unsupported_names(text, cited_text, allowed=(subject, section))
+    if names:
+        shown = ", ".join(names[:5])
+        return Rejected(
+            "unsupported_content", f"names or numbers not in the cited lines: {shown}", raw, ids
         )
     kind = str(raw.get("kind") or "fact")
     kind = kind if kind in KINDS else "fact"
