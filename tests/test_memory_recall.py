@@ -101,7 +101,7 @@ def test_empty_memory_recalls_nothing(tmp_path: Path) -> None:
     ("query", "k", "message"),
     [
         ("  ", 5, "The recall query is empty — give a few words to look for."),
-        ("x" * 4001, 5, "The recall query is 4001 characters; at most 4000."),
+        ("x" * 8193, 5, "The recall query is 8193 characters; at most 8192."),
         ("ok", 0, "k must be a whole number from 1 to 50, not 0."),
         ("ok", 51, "k must be a whole number from 1 to 50, not 51."),
     ],

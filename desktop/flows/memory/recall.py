@@ -28,7 +28,7 @@ from desktop.flows.memory.pages import read_pages
 from desktop.vault.layout import state_dir, vault_root
 from inference.embedder import Embedder
 
-MAX_QUERY_CHARS = 4000
+MAX_QUERY_CHARS = 8192
 MAX_K = 50
 
 
