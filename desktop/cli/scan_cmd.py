@@ -1,0 +1,151 @@
+"""``antinomy scan``: the tension scan from the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from dataclasses import replace
+
+from desktop.cli import exits
+from desktop.cli.output import ProgressLine, print_json, progress
+from desktop.cli.vault_cmd import add_vault_option, open_index
+from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, ScanRun, ScanSettings, scan
+from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.vault.index import VaultIndex
+from inference.base import Generator
+from inference.errors import AntinomyError
+from inference.registry import resolve_model
+
+_BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "scan",
+        help="find pairs of notes that disagree (Hunter)",
+        description="Ask the local model which notes disagree; code verifies every pair "
+        "(names, quotes, dismissals) before it is shown. Modes: classic (the newest open "
+        "tensions and substrates), --focus NOTE (that note and its nearest neighbours), "
+        "--whole-vault (candidate pairs from the embedding index, judged in small batches). "
+        "Exit codes: 0 done (with or without pairs), 65 the model's answer was unusable twice "
+        "(a debug note is written), 69 model unavailable, 130 interrupted.",
+    )
+    add_vault_option(p)
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--focus", metavar="NOTE", help="compare this note with its neighbours")
+    mode.add_argument("--whole-vault", action="store_true", help="scan the whole vault")
+    p.add_argument("--cap", type=int, help="classic mode: newest notes sent (default 20)")
+    p.add_argument("--body-chars", type=int, help="characters of each body sent (default 800)")
+    p.add_argument("--max-pairs", type=int, help="whole vault: candidate pairs judged (400)")
+    p.add_argument("--model", metavar="GGUF", help="another GGUF file instead of the shipped one")
+    p.add_argument("--json", action="store_true", help="the run as JSON")
+    p.set_defaults(handler=run_scan)
+
+
+def _settings(args: argparse.Namespace) -> ScanSettings:
+    s = ScanSettings()
+    changes = {
+        "cap": args.cap,
+        "body_chars": args.body_chars,
+        "max_pairs": args.max_pairs,
+    }
+    for name, value in changes.items():
+        if value is not None and value < 1:
+            raise AntinomyError(f"--{name.replace('_', '-')} must be at least 1 (got {value}).")
+    return replace(s, **{k: v for k, v in changes.items() if v is not None})
+
+
+def resolve_note(index: VaultIndex, name: str) -> str:
+    """A path or basename given by the user → the one vault path it names."""
+    wanted = name.removesuffix(".md")
+    if index.summaries([wanted + ".md"]):
+        return wanted + ".md"
+    found = index.resolve(wanted)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise AntinomyError(f"No note named {name!r} in this vault.")
+    raise AntinomyError(
+        f"{name!r} names {len(found)} notes — give the path instead: " + ", ".join(found)
+    )
+
+
+def _load_generator(path: str | None) -> Generator:
+    from inference.llama_backend import LlamaGenerator
+
+    return LlamaGenerator(resolve_model("llm", path))
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
+    index = open_index(args, embed=mode != "classic")
+    bar = ProgressLine()
+    try:
+        index.update(progress=bar.update)
+        focus = resolve_note(index, args.focus) if args.focus else None
+        progress("loading the language model…")
+        engine = _load_generator(args.model)
+        try:
+            run = scan(
+                index, engine, mode=mode, focus=focus, settings=settings, progress=bar.update
+            )
+        finally:
+            bar.close()
+            engine.close()
+        debug_note = None
+        if run.status == "format_failure" or run.failed_batches:
+            debug_note = write_hunter_debug_note(index.root, run)
+    finally:
+        index.close()
+    if args.json:
+        print_json(run.to_json() | {"debug_note": debug_note, "vault": str(index.root)})
+    else:
+        print_run(run, debug_note=debug_note)
+    if run.status == "format_failure":
+        return exits.DATA_ERROR
+    if run.status == "stopped":
+        return exits.INTERRUPTED
+    if run.status == "error":
+        return exits.FAILURE
+    return exits.OK
+
+
+def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
+    out = sys.stdout
+    print(run.summary(), file=out)
+    if run.excluded:
+        print(f"⚠ excluded {len(run.excluded)} notes:", file=out)
+        for e in run.excluded[:10]:
+            print(f"    {e.path}: {e.reason}", file=out)
+        if len(run.excluded) > 10:
+            print(f"    … and {len(run.excluded) - 10} more (--json lists all)", file=out)
+    if run.dropped:
+        parts = [f"{n} {DROP_REASONS.get(r, r)}" for r, n in run.dropped.items()]
+        print(f"dropped {run.dropped_total} proposed pairs: " + "; ".join(parts), file=out)
+    if run.status == "format_failure":
+        print(f"✗ {run.error}", file=out)
+    elif run.status == "error":
+        print(f"✗ the scan failed: {run.error}", file=out)
+    elif run.status == "stopped":
+        print("■ stopped; these results are partial.", file=out)
+    if run.failed_batches and run.status != "format_failure":
+        print(f"⚠ {run.failed_batches} of {run.batches} batches had unusable answers.", file=out)
+    if debug_note:
+        print(f"raw answers kept in the debug note: {debug_note}", file=out)
+    print("", file=out)
+    if not run.pairs and run.status == "ok":
+        print("No pair survived verification in this run (that is not proof that none exist).")
+    for i, pair in enumerate(run.pairs, 1):
+        badge = _BADGE.get(pair.confidence, "MED ")
+        mark = "*" if pair.confidence_defaulted else " "
+        print(f"{i:>2}. [{badge}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
+        for line in textwrap.wrap(pair.description, 88):
+            print(f"      {line}", file=out)
+        print(f"      A: “{pair.quote_a}”", file=out)
+        print(f"      B: “{pair.quote_b}”", file=out)
+    if any(p.confidence_defaulted for p in run.pairs):
+        print("  * the model gave no confidence; shown as medium.", file=out)
+    print("", file=out)
+    print(DISCLAIMER, file=out)

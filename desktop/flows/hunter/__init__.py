@@ -1,0 +1,40 @@
+"""The tension scan ("Hunter", SPEC §3): pairs of notes that disagree, verified by code.
+
+``scan(index, engine, mode=..., focus=..., settings=..., stop=..., progress=...)``
+returns a :class:`ScanRun`; ``write_debug_note`` keeps a failed run's raw answers
+as a note; ``load_last_run`` gives the last completed run back after a restart.
+"""
+
+from __future__ import annotations
+
+from desktop.flows.hunter.debug import DEBUG_FOLDER, write_debug_note
+from desktop.flows.hunter.records import (
+    DISCLAIMER,
+    DROP_REASONS,
+    MODES,
+    Attempt,
+    Excluded,
+    Mode,
+    Pair,
+    ScanRun,
+    ScanSettings,
+    load_last_run,
+)
+from desktop.flows.hunter.scan import ScanError, scan
+
+__all__ = [
+    "DEBUG_FOLDER",
+    "DISCLAIMER",
+    "DROP_REASONS",
+    "MODES",
+    "Attempt",
+    "Excluded",
+    "Mode",
+    "Pair",
+    "ScanError",
+    "ScanRun",
+    "ScanSettings",
+    "load_last_run",
+    "scan",
+    "write_debug_note",
+]

@@ -1,0 +1,211 @@
+"""The records a scan produces: frozen, JSON-round-trippable, shared with the GUI and CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop.vault.layout import state_dir
+
+Mode = Literal["classic", "focus", "whole-vault"]
+MODES: tuple[Mode, ...] = ("classic", "focus", "whole-vault")
+Status = Literal["ok", "format_failure", "stopped", "error"]
+Confidence = Literal["high", "medium", "low"]
+
+#: Shown with every result, permanently (SPEC §3).
+DISCLAIMER = (
+    "Reflective prompts, not truths: a small local model proposed these pairs and code checked "
+    "that the quotes exist. Whether the notes really disagree is for you to judge."
+)
+
+#: Why a returned pair was not shown. Keys of ``ScanRun.dropped``.
+DROP_REASONS = {
+    "unknown_note": "names a note that was not in the prompt",
+    "same_note": "pairs a note with itself",
+    "no_description": "has no description",
+    "not_focus": "does not involve the focus note",
+    "missing_quote": "has an empty quote",
+    "quote_not_found": "quotes text that is not in the note",
+    "dismissed": "was dismissed earlier (hunter_false_positives)",
+    "duplicate": "repeats a pair already shown",
+    "malformed": "is not an object with the expected keys",
+}
+
+_CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """What a scan looks at. The GUI's settings object carries one of these."""
+
+    #: Note types that take part in classic mode (open ones only).
+    types: tuple[str, ...] = ("tension", "substrate")
+    #: Classic mode: newest notes by mtime, at most this many.
+    cap: int = 20
+    #: Each body is trimmed to this many characters (after the frontmatter).
+    body_chars: int = 800
+    #: Focus mode: this many nearest neighbours join the focus note.
+    neighbours: int = 6
+    #: Whole vault: each note proposes its nearest neighbours with a cosine in
+    #: [band_low, band_high]: below, the notes are about different things;
+    #: above, they are near-copies (or one quotes the other).
+    band_low: float = 0.30
+    band_high: float = 0.97
+    #: Whole vault: neighbours asked of each note, and the pair budget of a run.
+    pairs_per_note: int = 4
+    max_pairs: int = 400
+    #: Whole vault: notes per prompt (the pairs among them are judged together).
+    batch_notes: int = 3
+    #: Whole vault: types never scanned (derived or retired notes).
+    skip_types: tuple[str, ...] = ("defeated", "debug", "meta_note", "source")
+    #: Largest answer asked of the model, in tokens.
+    max_answer_tokens: int = 640
+    #: Most pairs one answer may hold (keeps a small model from looping).
+    max_pairs_per_answer: int = 6
+    #: Constrain generation by the answer's JSON schema (embedded backend).
+    constrain: bool = True
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A verified pair: both notes exist, both quotes occur in them."""
+
+    path_a: str
+    path_b: str
+    note_a: str
+    note_b: str
+    quote_a: str
+    quote_b: str
+    description: str
+    confidence: Confidence = "medium"
+    #: The model gave no usable confidence; shown and sorted as medium.
+    confidence_defaulted: bool = False
+    #: sha256 of each file as the scan read it: review actions refuse if it changed.
+    sha_a: str = ""
+    sha_b: str = ""
+
+    def key(self) -> frozenset[str]:
+        return frozenset((self.path_a, self.path_b))
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A note the scan did not send to the model, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One request to the model (for the debug note and the timing split)."""
+
+    prompt_chars: int
+    tokens_in: int
+    tokens_out: int
+    duration: float
+    answer: str
+    retry: bool = False
+    #: Seconds before the first generated token (prompt processing).
+    prompt_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ScanRun:
+    started_at: str
+    mode: Mode
+    status: Status
+    focus: str | None = None
+    model: str = ""
+    backend: str = ""
+    duration: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    #: Notes sent to the model / notes that could have been.
+    notes_examined: int = 0
+    candidates: int = 0
+    #: Whole vault: candidate pairs judged (classic/focus: pairs the prompt allowed).
+    pairs_considered: int = 0
+    batches: int = 0
+    failed_batches: int = 0
+    excluded: tuple[Excluded, ...] = ()
+    pairs: tuple[Pair, ...] = ()
+    dropped: dict[str, int] = field(default_factory=dict)
+    #: Both raw answers of a format failure (and of failed whole-vault batches).
+    raw_answers: tuple[str, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    error: str | None = None
+
+    @property
+    def dropped_total(self) -> int:
+        return sum(self.dropped.values())
+
+    def summary(self) -> str:
+        """One metadata line, as the results view and the CLI show it."""
+        parts = [
+            f"{self.started_at[:19].replace('T', ' ')}",
+            f"{self.mode}",
+            f"{self.notes_examined}/{self.candidates} notes",
+        ]
+        if self.mode == "whole-vault":
+            parts.append(f"{self.pairs_considered} pairs considered")
+        parts += [
+            f"{self.model or 'model?'} ({self.backend or 'backend?'})",
+            f"{self.duration:.1f} s",
+            f"{self.tokens_in} tokens in / {self.tokens_out} out",
+        ]
+        return " · ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScanRun:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["excluded"] = tuple(Excluded(**e) for e in data.get("excluded", ()))
+        values["pairs"] = tuple(Pair(**p) for p in data.get("pairs", ()))
+        values["attempts"] = tuple(Attempt(**a) for a in data.get("attempts", ()))
+        values["raw_answers"] = tuple(data.get("raw_answers", ()))
+        values["dropped"] = dict(data.get("dropped", {}))
+        return cls(**values)
+
+
+def sort_pairs(pairs: list[Pair]) -> tuple[Pair, ...]:
+    """By confidence (unknown counts as medium), then by note names."""
+    return tuple(
+        sorted(
+            pairs,
+            key=lambda p: (
+                _CONFIDENCE_ORDER.get(p.confidence, 1),
+                p.note_a.casefold(),
+                p.note_b.casefold(),
+            ),
+        )
+    )
+
+
+LAST_RUN_FILE = "last-scan.json"
+
+
+def save_last_run(root: Path, run: ScanRun) -> Path:
+    """Keep ``run`` in ``.antinomy/`` so the app shows it after a restart."""
+    folder = state_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / LAST_RUN_FILE
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(json.dumps(run.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def load_last_run(root: Path) -> ScanRun | None:
+    """The last completed scan of this vault, or None (also when the file is unreadable)."""
+    target = state_dir(root) / LAST_RUN_FILE
+    try:
+        return ScanRun.from_json(json.loads(target.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None

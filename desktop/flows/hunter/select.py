@@ -1,0 +1,139 @@
+"""Which notes a scan sends, per mode, and how whole-vault pairs are batched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from desktop.flows.hunter.records import Excluded, ScanSettings
+from desktop.vault.index import VaultIndex
+
+#: Statuses that take a note out of classic mode ("open tensions and substrates").
+CLOSED_STATUSES = frozenset({"resolved", "closed", "done", "superseded", "archived"})
+
+
+def classic_candidates(index: VaultIndex, settings: ScanSettings) -> list[str]:
+    """Open notes of the scanned types, newest first (Antinomia's order)."""
+    notes = [
+        n
+        for n in index.notes(types=settings.types)
+        if (n.status or "").casefold() not in CLOSED_STATUSES
+    ]
+    notes.sort(key=lambda n: (-n.mtime, n.path))
+    return [n.path for n in notes]
+
+
+def scannable(index: VaultIndex, settings: ScanSettings) -> tuple[list[str], list[Excluded]]:
+    """Whole-vault and focus candidates: every indexed note but retired/derived types."""
+    keep: list[str] = []
+    out: list[Excluded] = []
+    skip = {t.casefold() for t in settings.skip_types}
+    for n in index.notes():
+        if (n.type or "").casefold() in skip:
+            out.append(Excluded(n.path, f"type '{n.type}' is not scanned"))
+        else:
+            keep.append(n.path)
+    for entry in index.coverage(only="skipped"):
+        out.append(Excluded(entry.path, f"not indexed: {entry.detail or entry.reason}"))
+    return keep, out
+
+
+def focus_neighbours(
+    index: VaultIndex, focus: str, eligible: Iterable[str], k: int
+) -> list[tuple[str, float]]:
+    """The ``k`` notes nearest in meaning to ``focus`` among ``eligible``."""
+    if index.vectors is None or k <= 0:
+        return []
+    vector = index.vectors.vector(focus)
+    if vector is None:
+        return []
+    allowed = set(eligible) - {focus}
+    return index.vectors.nearest(np.asarray(vector), k, allowed=allowed.__contains__)
+
+
+@dataclass
+class Batch:
+    notes: list[str]
+    pairs: list[frozenset[str]] = field(default_factory=list)
+
+
+@dataclass
+class PairPlan:
+    batches: list[Batch]
+    pairs: int
+    excluded: list[Excluded]
+
+
+def candidate_pairs(
+    index: VaultIndex, eligible: Sequence[str], settings: ScanSettings
+) -> tuple[dict[frozenset[str], float], list[Excluded]]:
+    """Nearest-neighbour pairs whose cosine lies in the band, with their score."""
+    assert index.vectors is not None
+    allowed = set(eligible)
+    pairs: dict[frozenset[str], float] = {}
+    excluded: list[Excluded] = []
+    lo, hi = settings.band_low, settings.band_high
+    for path in eligible:
+        vector = index.vectors.vector(path)
+        if vector is None:
+            excluded.append(Excluded(path, "no embedding yet (index the vault with the embedder)"))
+            continue
+        near = index.vectors.nearest(
+            np.asarray(vector),
+            settings.pairs_per_note,
+            allowed=allowed.__contains__,
+            exclude=[path],
+        )
+        for other, score in near:
+            if lo <= score <= hi:
+                key = frozenset((path, other))
+                pairs[key] = max(score, pairs.get(key, -1.0))
+    return pairs, excluded
+
+
+def plan_batches(index: VaultIndex, eligible: Sequence[str], settings: ScanSettings) -> PairPlan:
+    """Group the best candidate pairs into prompts of at most ``batch_notes`` notes.
+
+    Greedy: the strongest pair not yet covered opens a batch; pairs that add at
+    most one new note join it while it has room. Every candidate pair whose two
+    notes share a batch counts as considered.
+    """
+    scored, excluded = candidate_pairs(index, eligible, settings)
+    ranked = sorted(scored, key=lambda k: (-scored[k], sorted(k)))
+    budget = ranked[: settings.max_pairs]
+    over = ranked[settings.max_pairs :]
+    in_budget = {p for pair in budget for p in pair}
+    for path in sorted({p for pair in over for p in pair} - in_budget):
+        excluded.append(
+            Excluded(path, f"beyond the run's budget of {settings.max_pairs} candidate pairs")
+        )
+    no_vector = {e.path for e in excluded}
+    for path in eligible:
+        if path not in in_budget and path not in no_vector and not any(path in k for k in over):
+            excluded.append(
+                Excluded(
+                    path,
+                    "no neighbour in the similarity band "
+                    f"[{settings.band_low:.2f}, {settings.band_high:.2f}]",
+                )
+            )
+    size = max(2, settings.batch_notes)
+    covered: set[frozenset[str]] = set()
+    batches: list[Batch] = []
+    for pair in budget:
+        if pair in covered:
+            continue
+        batch = Batch(notes=sorted(pair))
+        for other in budget:
+            if other in covered:
+                continue
+            new = other - set(batch.notes)
+            if len(new) <= 1 and len(batch.notes) + len(new) <= size:
+                batch.notes.extend(sorted(new))
+        members = set(batch.notes)
+        batch.pairs = [p for p in budget if p <= members and p not in covered]
+        covered.update(batch.pairs)
+        batches.append(batch)
+    return PairPlan(batches=batches, pairs=len(covered), excluded=excluded)

@@ -1,0 +1,152 @@
+"""Code, not the model, decides what is shown: every pair is checked against the notes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from desktop.flows.hunter.prompt import RawPair, clean_name, normalise_item
+from desktop.flows.hunter.records import Pair
+
+_SPACE = re.compile(r"\s+")
+_MARKUP = re.compile(r"[*_`~]|\[\[|\]\]|^#+\s*|^>\s*|^[-+]\s+", re.MULTILINE)
+_TRANSLATE = str.maketrans(
+    {"’": "'", "‘": "'", "“": '"', "”": '"', "«": '"', "»": '"', "–": "-", "—": "-"}
+)
+
+
+def normalise_text(text: str) -> str:
+    """Case, whitespace, typographic quotes and Markdown emphasis do not matter."""
+    text = unicodedata.normalize("NFC", text).translate(_TRANSLATE)
+    text = _MARKUP.sub("", text)
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def clean_quote(quote: str) -> str:
+    """A model's quote without the wrapping it adds: quotation marks, ellipses."""
+    quote = quote.strip()
+    for _ in range(2):
+        quote = quote.strip().strip("\"'“”«»`").strip()
+        quote = quote.removeprefix("...").removeprefix("…").removesuffix("...").removesuffix("…")
+    return quote.strip()
+
+
+def quote_found(quote: str, text: str) -> bool:
+    wanted = normalise_text(clean_quote(quote))
+    return bool(wanted) and wanted in normalise_text(text)
+
+
+@dataclass(frozen=True)
+class NoteInPrompt:
+    """What verification needs of a prompt note."""
+
+    path: str
+    label: str
+    basename: str
+    #: The whole note (body without frontmatter), not only the excerpt sent.
+    text: str
+    sha256: str
+    #: Basenames in this note's ``hunter_false_positives``.
+    dismissed: frozenset[str]
+
+
+class Verifier:
+    """Checks pairs from one or more answers of one scan; counts every drop by reason."""
+
+    def __init__(self, *, focus: str | None = None) -> None:
+        self.focus = focus
+        self.dropped: Counter[str] = Counter()
+        self.accepted: list[Pair] = []
+        self._seen: set[frozenset[str]] = set()
+
+    def check_answer(
+        self,
+        items: Sequence[object],
+        notes: Mapping[str, NoteInPrompt],
+    ) -> None:
+        """Verify the items of one answer; ``notes`` maps label → note of that prompt."""
+        lookup = _lookup(notes)
+        for item in items:
+            raw = normalise_item(item)
+            if raw is None:
+                self.dropped["malformed"] += 1
+                continue
+            reason, pair = self._check(raw, lookup)
+            if reason:
+                self.dropped[reason] += 1
+            elif pair is not None:
+                self.accepted.append(pair)
+                self._seen.add(pair.key())
+
+    def _check(
+        self,
+        raw: RawPair,
+        lookup: Mapping[str, NoteInPrompt],
+    ) -> tuple[str | None, Pair | None]:
+        a = lookup.get(clean_name(raw.note_a).casefold())
+        b = lookup.get(clean_name(raw.note_b).casefold())
+        if a is None or b is None:
+            return "unknown_note", None
+        if a.path == b.path:
+            return "same_note", None
+        if not raw.description:
+            return "no_description", None
+        if self.focus is not None and self.focus not in (a.path, b.path):
+            return "not_focus", None
+        if not clean_quote(raw.quote_a) or not clean_quote(raw.quote_b):
+            return "missing_quote", None
+        if not quote_found(raw.quote_a, a.text) or not quote_found(raw.quote_b, b.text):
+            # A model sometimes swaps the quotes; accept them the right way round.
+            if quote_found(raw.quote_a, b.text) and quote_found(raw.quote_b, a.text):
+                raw = RawPair(
+                    raw.note_a,
+                    raw.note_b,
+                    raw.quote_b,
+                    raw.quote_a,
+                    raw.description,
+                    raw.confidence,
+                )
+            else:
+                return "quote_not_found", None
+        if b.basename in a.dismissed or a.basename in b.dismissed:
+            return "dismissed", None
+        if frozenset((a.path, b.path)) in self._seen:
+            return "duplicate", None
+        if self.focus is not None and b.path == self.focus:
+            a, b = b, a
+            raw = RawPair(
+                raw.note_b, raw.note_a, raw.quote_b, raw.quote_a, raw.description, raw.confidence
+            )
+        return None, Pair(
+            path_a=a.path,
+            path_b=b.path,
+            note_a=a.label,
+            note_b=b.label,
+            quote_a=clean_quote(raw.quote_a),
+            quote_b=clean_quote(raw.quote_b),
+            description=raw.description,
+            confidence=raw.confidence or "medium",  # type: ignore[arg-type]
+            confidence_defaulted=raw.confidence is None,
+            sha_a=a.sha256,
+            sha_b=b.sha256,
+        )
+
+
+def _lookup(notes: Mapping[str, NoteInPrompt]) -> dict[str, NoteInPrompt]:
+    """Label, basename and path (without .md), case-insensitive — unique ones only."""
+    out: dict[str, NoteInPrompt] = {}
+    ambiguous: set[str] = set()
+    for note in notes.values():
+        for key in {note.label, note.basename, note.path.removesuffix(".md")}:
+            k = key.casefold()
+            if k in out and out[k].path != note.path:
+                ambiguous.add(k)
+            out[k] = note
+    for k in ambiguous:
+        out.pop(k, None)
+    for note in notes.values():  # a label always names its own note
+        out[note.label.casefold()] = note
+    return out

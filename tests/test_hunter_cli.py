@@ -1,0 +1,75 @@
+"""``antinomy scan`` with a scripted engine in place of the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from desktop.cli import exits, scan_cmd
+from desktop.cli.main import main
+from tests.fakes import ScriptedGenerator
+from tests.test_hunter import GOOD, NOTES, answer
+
+
+@pytest.fixture()
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in NOTES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def use_answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> ScriptedGenerator:
+    gen = ScriptedGenerator(list(answers))
+    monkeypatch.setattr(scan_cmd, "_load_generator", lambda path: gen)
+    return gen
+
+
+def test_scan_prints_pairs_with_quotes_and_the_disclaimer(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_answers(monkeypatch, answer(GOOD))
+    assert main(["scan", "--vault", str(vault)]) == exits.OK
+    out = capsys.readouterr().out
+    assert "classic · 4/4 notes" in out
+    assert "[HIGH]  Friday releases  ↔  Quiet weekends" in out
+    assert "A: “Production releases go out every Friday afternoon.”" in out
+    assert "Reflective prompts, not truths" in out
+
+
+def test_scan_json(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_answers(monkeypatch, answer(GOOD))
+    assert main(["scan", "--vault", str(vault), "--json"]) == exits.OK
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "ok" and data["pairs"][0]["note_b"] == "Quiet weekends"
+    assert data["debug_note"] is None
+
+
+def test_format_failure_writes_the_debug_note_and_exits_65(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_answers(monkeypatch, "no idea", "still no idea")
+    assert main(["scan", "--vault", str(vault)]) == exits.DATA_ERROR
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("raw answers kept in the debug note"))
+    path = line.split(": ", 1)[1]
+    assert (vault / path).read_text(encoding="utf-8").count("no idea") == 2
+
+
+def test_focus_needs_a_known_note(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_answers(monkeypatch)
+    monkeypatch.setattr("desktop.cli.vault_cmd.load_embedding_model", lambda: None)
+    assert main(["scan", "--vault", str(vault), "--focus", "Nope"]) == exits.FAILURE
+    assert "No note named 'Nope'" in capsys.readouterr().err
+
+
+def test_bad_cap_is_refused(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", "--vault", str(vault), "--cap", "0"]) == exits.FAILURE
+    assert "--cap must be at least 1" in capsys.readouterr().err
