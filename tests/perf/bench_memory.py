@@ -172,7 +172,6 @@ def _capture_endpoint(n: int, text: str) -> dict[str, Any]:
     import http.client
 
     from desktop.service.server import start_endpoint
-
     from inference.runtime import Runtime
 
     vault = Path(tempfile.mkdtemp(prefix="bench-capture-ep-"))
