@@ -84,4 +84,3 @@ def test_recorded_conversation_end_to_end(tmp_path: Path, runtime: object) -> No
         "accepted_facts": [f"{f.subject}: {f.text} {f.citations}" for f in accepted],
     }
     print("\nMEMORY END-TO-END " + json.dumps(summary, indent=1, ensure_ascii=False))
-    (Path(__file__).parent.parent / ".memory-e2e.json").write_text(json.dumps(summary, indent=1))
