@@ -132,7 +132,9 @@ def test_recall_with_the_shipped_embedder(tmp_path: Path, runtime: object) -> No
 
 
 def test_a_page_edited_in_place_is_reread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import desktop.flows.memory.recall as recall_module
+    import importlib
+
+    recall_module = importlib.import_module("desktop.flows.memory.recall")
 
     vault = _vault(tmp_path)
     index = RecallIndex(vault, WordEmbedder())
