@@ -104,6 +104,9 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=1000)
     ap.add_argument("--max-pairs", type=int, default=60)
     ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument(
+        "--quality-max-pairs", type=int, default=400, help="whole-vault pair budget for quality"
+    )
     ap.add_argument("--skip-synthetic", action="store_true")
     args = ap.parse_args()
 
@@ -137,7 +140,12 @@ def main() -> None:
         focus_runs = []
         for c in EXPECTED["contradictions"]:
             focus_runs.append(scan(index, gen, mode="focus", focus=c["note_a"]))
-        whole = scan(index, gen, mode="whole-vault")
+        whole = scan(
+            index,
+            gen,
+            mode="whole-vault",
+            settings=replace(base, max_pairs=args.quality_max_pairs),
+        )
         out["quality"] = {
             "classic": quality(classic["schema"][:1]),
             "focus": quality(focus_runs),
