@@ -89,8 +89,12 @@ def run_index(args: argparse.Namespace) -> int:
     finally:
         bar.close()
         index.close()
+    # Imported here: review_cmd builds on this module's --vault option.
+    from desktop.cli.review_cmd import rename_offer
+
+    offer = rename_offer(index.root, report.renamed)
     if args.json:
-        print_json(report_dict(report) | {"vault": str(index.root)})
+        print_json(report_dict(report) | {"vault": str(index.root), "rename_offer": offer or None})
         return exits.OK
     print(report.summary())
     changed = len(report.added) + len(report.updated) + len(report.removed)
@@ -102,6 +106,8 @@ def run_index(args: argparse.Namespace) -> int:
     )
     for old, new in report.renamed:
         print(f"  renamed: {old} → {new}")
+    if offer:
+        print(offer)
     for entry in report.skipped:
         print(f"  skipped {entry.path}: {entry.detail}")
     for entry in report.warnings:

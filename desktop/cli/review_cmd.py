@@ -1,0 +1,280 @@
+"""``antinomy dismiss|undismiss|dismissed|elevate|resolve|defeat``: the review actions.
+
+Each action is one transaction; its operation id is printed for
+``antinomy tx undo``. Notes are named by path (relative to the vault) or by an
+unambiguous basename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from desktop.cli import exits
+from desktop.cli.output import print_json
+from desktop.cli.tx_cmd import index_follower
+from desktop.cli.vault_cmd import add_vault_option, vault_path
+from desktop.flows.review import (
+    DEFAULT_PRINCIPLES_FOLDER,
+    AmbiguousNote,
+    BadInput,
+    NoteNotFound,
+    RenameFix,
+    ReviewRefused,
+    ReviewResult,
+    defeat_note,
+    dismiss_pair,
+    elevate_tension,
+    find_rename_fixes,
+    fix_renames,
+    list_dismissed,
+    resolve_tension,
+    undismiss_pair,
+)
+from desktop.vault.errors import VaultBusy, VaultChanged, VaultNotFound
+from desktop.vault.transactions import PlanInvalid
+from inference.errors import AntinomyError
+
+Handler = Callable[[argparse.Namespace], int]
+
+EXIT_CODES = """\
+exit codes:
+  0   done (or already so: nothing written)
+  2   bad arguments: no such note, a name shared by several notes (give the path),
+      an empty title, motive or clause, no such vault
+  65  the note does not allow this action: not an open tension, a type that cannot
+      be defeated, a principle title already taken, a basename shared by several
+      notes (dismissals are kept by name), a frontmatter Antinomy cannot edit safely
+  75  the note changed on disk meanwhile, or another Antinomy process is writing —
+      nothing was written; look again and retry
+  1   another failure (the message names it)
+"""
+
+NOTE_HELP = "a note: its path relative to the vault, or its basename if no other note has it"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = _command(sub, "dismiss", "mark a pair as not a tension: the Hunter stops showing it")
+    p.add_argument("a", metavar="A", help=NOTE_HELP)
+    p.add_argument("b", metavar="B", help="the other note of the pair")
+    p.set_defaults(handler=_guarded(run_dismiss))
+
+    p = _command(sub, "undismiss", "take a dismissal back: the Hunter may show the pair again")
+    p.add_argument("a", metavar="A", help=NOTE_HELP)
+    p.add_argument("b", metavar="B", help="the other note (a deleted note's old name works)")
+    p.set_defaults(handler=_guarded(run_undismiss))
+
+    p = _command(sub, "dismissed", "list the dismissed pairs (and fix them after renames)")
+    p.add_argument(
+        "--fix-renames",
+        action="store_true",
+        help="where a note was renamed, write its new name in its peers' dismissals",
+    )
+    p.add_argument(
+        "--rename",
+        nargs=2,
+        action="append",
+        metavar=("OLD", "NEW"),
+        help="with --fix-renames: a rename to fix (old path or name, new path); by default "
+        "renames are inferred from the notes",
+    )
+    p.set_defaults(handler=_guarded(run_dismissed))
+
+    p = _command(sub, "elevate", "turn an open tension into a principle (IF … THEN …)")
+    p.add_argument("tension", metavar="TENSION", help=NOTE_HELP)
+    p.add_argument("--title", required=True, help="the principle's title (its note name)")
+    p.add_argument("--if", dest="if_clause", required=True, metavar="CLAUSE", help="IF clause")
+    p.add_argument("--then", dest="then_clause", required=True, metavar="CLAUSE", help="THEN")
+    p.add_argument("--grey", dest="grey_zone", default="", metavar="TEXT", help="grey zone")
+    p.add_argument(
+        "--folder",
+        default=DEFAULT_PRINCIPLES_FOLDER,
+        help=f"where the principle note goes (default {DEFAULT_PRINCIPLES_FOLDER})",
+    )
+    p.set_defaults(handler=_guarded(run_elevate))
+
+    p = _command(sub, "resolve", "mark an open tension resolved (status: resolved)")
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
+    p.set_defaults(handler=_guarded(run_resolve))
+
+    p = _command(sub, "defeat", "mark a tension, substrate or principle defeated, with a motive")
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
+    p.add_argument("--motive", required=True, help="why it no longer stands")
+    p.add_argument("--replaced-by", metavar="NOTE", help="the note that replaces it")
+    p.set_defaults(handler=_guarded(run_defeat))
+
+
+def _command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str
+) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        name,
+        help=text,
+        description=text[0].upper() + text[1:] + ". One transaction; undo it with "
+        "`antinomy tx undo OP`.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_vault_option(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    return p
+
+
+def _guarded(handler: Handler) -> Handler:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (VaultChanged, VaultBusy) as exc:
+            return _fail(args, exc, exits.TEMP_FAILURE)
+        except (NoteNotFound, AmbiguousNote, BadInput, PlanInvalid, VaultNotFound) as exc:
+            return _fail(args, exc, exits.USAGE)
+        except ReviewRefused as exc:
+            return _fail(args, exc, exits.DATA_ERROR)
+
+    return run
+
+
+def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
+    if args.json:
+        print_json(
+            {
+                "ok": False,
+                "error": str(exc),
+                "error_type": type(exc).__name__,
+                "paths": list(getattr(exc, "paths", ())),
+                "candidates": list(getattr(exc, "candidates", ())),
+                "exit_code": code,
+            }
+        )
+    print(f"antinomy: {exc}", file=sys.stderr)
+    return code
+
+
+def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
+    undo = (
+        shlex.join(["antinomy", "tx", "undo", result.operation_id, "--vault", str(root)])
+        if result.operation_id
+        else None
+    )
+    if args.json:
+        print_json({"ok": True, **asdict(result), "undo": undo})
+        return exits.OK
+    if result.operation_id is None:
+        print(f"Nothing to write: the notes already say so ({result.summary}).")
+        return exits.OK
+    print(f"{result.summary}\nOperation {result.operation_id}")
+    for path in result.changed:
+        print(f"  changed  {path}")
+    for path in result.created:
+        print(f"  created  {path}")
+    print(f"Undo with: {undo}")
+    return exits.OK
+
+
+def run_dismiss(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    return _done(args, root, dismiss_pair(root, args.a, args.b, on_change=_follow(root)))
+
+
+def run_undismiss(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    return _done(args, root, undismiss_pair(root, args.a, args.b, on_change=_follow(root)))
+
+
+def run_elevate(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    result = elevate_tension(
+        root,
+        args.tension,
+        title=args.title,
+        if_clause=args.if_clause,
+        then_clause=args.then_clause,
+        grey_zone=args.grey_zone,
+        folder=args.folder,
+        on_change=_follow(root),
+    )
+    return _done(args, root, result)
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    return _done(args, root, resolve_tension(root, args.note, on_change=_follow(root)))
+
+
+def run_defeat(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    result = defeat_note(
+        root,
+        args.note,
+        motive=args.motive,
+        replaced_by=args.replaced_by,
+        on_change=_follow(root),
+    )
+    return _done(args, root, result)
+
+
+def run_dismissed(args: argparse.Namespace) -> int:
+    root = vault_path(args)
+    if args.rename and not args.fix_renames:
+        raise BadInput("--rename goes with --fix-renames.")
+    if args.fix_renames:
+        renamed = [(old, new) for old, new in args.rename] if args.rename else None
+        result, fixes = fix_renames(root, renamed, on_change=_follow(root))
+        if args.json:
+            print_json({"ok": True, **asdict(result), "fixes": [asdict(f) for f in fixes]})
+            return exits.OK
+        if not fixes:
+            print("No dismissal names a renamed note by its old name; nothing to fix.")
+            return exits.OK
+        for fix in fixes:
+            print(f"{fix.old} → {fix.new}: fixed in {', '.join(fix.notes)}")
+        return _done(args, root, result)
+    pairs = list_dismissed(root)
+    if args.json:
+        print_json({"pairs": [asdict(p) for p in pairs]})
+        return exits.OK
+    if not pairs:
+        print("No dismissed pairs.")
+    for pair in pairs:
+        notes = []
+        if pair.missing:
+            notes.append(f"no note named {', '.join(pair.missing)}")
+        if pair.ambiguous:
+            notes.append(f"several notes named {', '.join(pair.ambiguous)}")
+        if not pair.reciprocal:
+            notes.append("listed in one note only")
+        flag = f"  ({'; '.join(notes)})" if notes else ""
+        print(f"{pair.a} ↔ {pair.b}{flag}")
+    if any(p.missing for p in pairs):
+        command = shlex.join(["antinomy", "dismissed", "--fix-renames", "--vault", str(root)])
+        print(f"A note was renamed or deleted? {command} keeps its dismissals.")
+    return exits.OK
+
+
+def rename_offer(root: Path, renamed: Sequence[tuple[str, str]]) -> str:
+    """After indexing: a line offering to fix dismissals left by renames ('' if none)."""
+    if not renamed:
+        return ""
+    try:
+        fixes: list[RenameFix] = find_rename_fixes(root, renamed)
+    except AntinomyError:
+        return ""
+    if not fixes:
+        return ""
+    command = ["antinomy", "dismissed", "--fix-renames", "--vault", str(root)]
+    for fix in fixes:
+        command += ["--rename", fix.old, fix.new_path]
+    count = sum(len(f.notes) for f in fixes)
+    return (
+        f"  {count} note(s) still dismiss a pair by a renamed note's old name; to keep those "
+        f"dismissals: {shlex.join(command)}"
+    )
+
+
+def _follow(root: Path) -> Callable[[Any], None]:
+    return index_follower(str(root))

@@ -1,0 +1,55 @@
+"""Review actions (SPEC §4): dismiss, undismiss, elevate, resolve, defeat — each one
+journaled, undoable transaction that changes only the frontmatter keys it is about.
+
+All paths are vault-relative (an unambiguous basename is accepted too).
+``seen`` maps a path to the sha256 of the bytes the user saw (``Pair.sha_a``);
+a note changed since raises :class:`~desktop.vault.errors.VaultChanged` and
+nothing is written. Every function is blocking: call it off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from desktop.flows.review.decide import defeat_note, elevate_tension, resolve_tension
+from desktop.flows.review.dismiss import dismiss_pair, list_dismissed, undismiss_pair
+from desktop.flows.review.errors import (
+    AmbiguousNote,
+    BadInput,
+    DuplicateBasename,
+    NotEligible,
+    NoteNotFound,
+    PrincipleExists,
+    ReviewRefused,
+)
+from desktop.flows.review.records import (
+    DEFAULT_PRINCIPLES_FOLDER,
+    FALSE_POSITIVES,
+    DismissedPair,
+    ReviewResult,
+)
+from desktop.flows.review.renames import RenameFix, find_rename_fixes, fix_renames, infer_renames
+from desktop.flows.review.vaultfiles import VaultFiles
+
+__all__ = [
+    "DEFAULT_PRINCIPLES_FOLDER",
+    "FALSE_POSITIVES",
+    "AmbiguousNote",
+    "BadInput",
+    "DismissedPair",
+    "DuplicateBasename",
+    "NotEligible",
+    "NoteNotFound",
+    "PrincipleExists",
+    "RenameFix",
+    "ReviewRefused",
+    "ReviewResult",
+    "VaultFiles",
+    "defeat_note",
+    "dismiss_pair",
+    "elevate_tension",
+    "find_rename_fixes",
+    "fix_renames",
+    "infer_renames",
+    "list_dismissed",
+    "resolve_tension",
+    "undismiss_pair",
+]

@@ -1,0 +1,37 @@
+"""Refusals of the review actions. Each message names the note and the next step."""
+
+from __future__ import annotations
+
+from desktop.vault.errors import VaultError
+
+
+class ReviewRefused(VaultError):
+    """The action cannot be done on these notes; nothing was written."""
+
+
+class NoteNotFound(ReviewRefused):
+    """No note in the vault has this path or basename."""
+
+
+class AmbiguousNote(ReviewRefused):
+    """A basename names several notes; ``candidates`` are their paths."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class NotEligible(ReviewRefused):
+    """The note's type or status does not allow this action (e.g. not an open tension)."""
+
+
+class DuplicateBasename(ReviewRefused):
+    """Dismissals are keyed by basename, and this basename is shared by several notes."""
+
+
+class PrincipleExists(ReviewRefused):
+    """A note with the new principle's title already exists."""
+
+
+class BadInput(ReviewRefused):
+    """A title, clause or motive given by the user cannot be used as it is."""

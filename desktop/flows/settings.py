@@ -1,0 +1,334 @@
+"""The one typed settings object, shared by the desktop app and the command line.
+
+Stored as JSON in ``inference.paths.config_dir() / "settings.json"`` (so
+``ANTINOMY_HOME`` relocates it). Every section is a frozen dataclass that
+checks itself on construction; a value the user can get wrong raises
+:class:`SettingsInvalid` naming the key and the fix. Unknown keys in the file
+are ignored (a newer version may have written them), missing keys take their
+defaults. Qt-free: the GUI edits it through its Settings dialog, the CLI reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from desktop.flows.hunter import ScanSettings
+from inference.errors import AntinomyError
+from inference.http_backend import HttpSettings, is_loopback_host
+from inference.paths import config_dir
+from inference.runtime import RuntimeSettings
+
+SETTINGS_FILE = "settings.json"
+#: How many recently opened vaults are remembered.
+MAX_RECENT = 10
+DEFAULT_PORT = 8765
+
+BackendKind = Literal["embedded", "http"]
+GuardMode = Literal["warn", "ask"]
+
+
+class SettingsInvalid(AntinomyError):
+    """A settings value is out of range, or the settings file cannot be read."""
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise SettingsInvalid(message)
+
+
+@dataclass(frozen=True)
+class ModelPaths:
+    #: A GGUF file of the user's own; None = the shipped default.
+    llm_path: str | None = None
+    #: An ONNX encoder of the user's own; None = the shipped default.
+    embedder_path: str | None = None
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    kind: BackendKind = "embedded"
+    base_url: str = ""
+    model: str = ""
+    api_key: str | None = None
+
+    def __post_init__(self) -> None:
+        _check(
+            self.kind in ("embedded", "http"),
+            f"backend.kind must be 'embedded' or 'http', not {self.kind!r}.",
+        )
+        if self.kind == "http":
+            url = urlparse(self.base_url)
+            _check(
+                url.scheme in ("http", "https") and bool(url.hostname),
+                "backend.base_url must be an http(s) URL such as http://127.0.0.1:8080/v1 "
+                f"(got {self.base_url!r}) — set it in Settings, or choose the embedded backend.",
+            )
+
+    @property
+    def leaves_machine(self) -> bool:
+        """True when note text would be sent to another machine."""
+        if self.kind != "http":
+            return False
+        return not is_loopback_host(urlparse(self.base_url).hostname or "")
+
+
+@dataclass(frozen=True)
+class ScanCaps:
+    #: Classic mode: newest notes in one prompt.
+    cap: int = 20
+    #: Characters of each body put in the prompt.
+    body_chars: int = 800
+    types: tuple[str, ...] = ("tension", "substrate")
+    #: Focus mode: nearest neighbours of the focus note.
+    neighbours: int = 6
+
+    def __post_init__(self) -> None:
+        _check(2 <= self.cap <= 500, f"scan.cap must be between 2 and 500 notes, not {self.cap}.")
+        _check(
+            100 <= self.body_chars <= 20000,
+            f"scan.body_chars must be between 100 and 20000, not {self.body_chars}.",
+        )
+        _check(
+            1 <= self.neighbours <= 50,
+            f"scan.neighbours must be between 1 and 50, not {self.neighbours}.",
+        )
+        _check(
+            bool(self.types) and all(isinstance(t, str) and t.strip() for t in self.types),
+            "scan.types must name at least one note type, e.g. ['tension', 'substrate'].",
+        )
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    #: Cosine similarity a decision needs to warn (calibrated for the shipped embedder).
+    threshold: float = 0.82
+    mode: GuardMode = "warn"
+
+    def __post_init__(self) -> None:
+        _check(
+            0.0 < self.threshold <= 1.0,
+            f"guard.threshold must be above 0 and at most 1, not {self.threshold}.",
+        )
+        _check(
+            self.mode in ("warn", "ask"),
+            f"guard.mode must be 'warn' or 'ask', not {self.mode!r}.",
+        )
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    port: int = DEFAULT_PORT
+
+    def __post_init__(self) -> None:
+        _check(
+            1024 <= self.port <= 65535,
+            f"endpoint.port must be between 1024 and 65535, not {self.port}.",
+        )
+
+
+@dataclass(frozen=True)
+class FolderSettings:
+    principles: str = "Antinomy/Principles"
+    subjects: str = "Antinomy/Subjects"
+    sources: str = "Antinomy/Sources"
+    debug: str = "Antinomy/Debug"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value: str = getattr(self, f.name)
+            parts = value.replace("\\", "/").split("/")
+            _check(
+                bool(value.strip())
+                and not value.startswith(("/", "\\"))
+                and ":" not in value
+                and ".." not in parts
+                and not any(p.startswith(".") for p in parts),
+                f"folders.{f.name} must be a folder inside the vault such as "
+                f"'Antinomy/{f.name.title()}', not {value!r}.",
+            )
+
+
+@dataclass(frozen=True)
+class Settings:
+    models: ModelPaths = field(default_factory=ModelPaths)
+    backend: BackendSettings = field(default_factory=BackendSettings)
+    scan: ScanCaps = field(default_factory=ScanCaps)
+    guard: GuardSettings = field(default_factory=GuardSettings)
+    endpoint: EndpointSettings = field(default_factory=EndpointSettings)
+    folders: FolderSettings = field(default_factory=FolderSettings)
+    #: Absolute paths, most recent first.
+    recent_vaults: tuple[str, ...] = ()
+    last_vault: str | None = None
+    #: The main window's saved geometry and state (opaque, base64), GUI only.
+    window_geometry: str | None = None
+    window_state: str | None = None
+
+    def runtime_settings(self) -> RuntimeSettings:
+        """What the resident runtime needs to load the chosen models."""
+        http = None
+        if self.backend.kind == "http":
+            http = HttpSettings(
+                base_url=self.backend.base_url,
+                model=self.backend.model,
+                api_key=self.backend.api_key or None,
+            )
+        return RuntimeSettings(
+            backend=self.backend.kind,
+            llm_path=self.models.llm_path,
+            embedder_path=self.models.embedder_path,
+            http=http,
+        )
+
+    def scan_settings(self) -> ScanSettings:
+        """The Hunter's settings from the user's scan caps."""
+        return replace(
+            ScanSettings(),
+            types=self.scan.types,
+            cap=self.scan.cap,
+            body_chars=self.scan.body_chars,
+            neighbours=self.scan.neighbours,
+        )
+
+    def with_vault_opened(self, path: str | os.PathLike[str]) -> Settings:
+        """These settings with ``path`` as the last vault and first of the recent ones."""
+        full = str(Path(path).expanduser().resolve())
+        recent = (full, *(p for p in self.recent_vaults if p != full))[:MAX_RECENT]
+        return replace(self, recent_vaults=recent, last_vault=full)
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "models": ModelPaths,
+    "backend": BackendSettings,
+    "scan": ScanCaps,
+    "guard": GuardSettings,
+    "endpoint": EndpointSettings,
+    "folders": FolderSettings,
+}
+_EXPECTED: dict[str, type | tuple[type, ...]] = {
+    "llm_path": (str, type(None)),
+    "embedder_path": (str, type(None)),
+    "kind": str,
+    "base_url": str,
+    "model": str,
+    "api_key": (str, type(None)),
+    "cap": int,
+    "body_chars": int,
+    "types": tuple,
+    "neighbours": int,
+    "threshold": (float, int),
+    "mode": str,
+    "port": int,
+    "principles": str,
+    "subjects": str,
+    "sources": str,
+    "debug": str,
+}
+
+
+def settings_path() -> Path:
+    return config_dir() / SETTINGS_FILE
+
+
+def _section(name: str, cls: type[Any], data: Any) -> Any:
+    if data is None:
+        return cls()
+    _check(isinstance(data, dict), f"'{name}' must be a table of settings, not {data!r}.")
+    known = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            continue  # written by a newer version: kept out, not an error
+        if isinstance(value, list):
+            value = tuple(value)
+        expected = _EXPECTED[key]
+        bad = isinstance(value, bool) or not isinstance(value, expected)
+        _check(not bad, f"{name}.{key} has the wrong type: {value!r}.")
+        if key == "threshold":
+            value = float(value)
+        values[key] = value
+    return cls(**values)
+
+
+def settings_from_dict(data: Any) -> Settings:
+    """Build and check settings from parsed JSON; raises :class:`SettingsInvalid`."""
+    _check(isinstance(data, dict), "The settings file must hold a JSON object.")
+    sections = {name: _section(name, cls, data.get(name)) for name, cls in _SECTIONS.items()}
+    recent = data.get("recent_vaults", [])
+    _check(
+        isinstance(recent, list) and all(isinstance(p, str) for p in recent),
+        "recent_vaults must be a list of folder paths.",
+    )
+    for key in ("last_vault", "window_geometry", "window_state"):
+        value = data.get(key)
+        _check(value is None or isinstance(value, str), f"{key} must be a string.")
+    return Settings(
+        models=sections["models"],
+        backend=sections["backend"],
+        scan=sections["scan"],
+        guard=sections["guard"],
+        endpoint=sections["endpoint"],
+        folders=sections["folders"],
+        recent_vaults=tuple(recent[:MAX_RECENT]),
+        last_vault=data.get("last_vault"),
+        window_geometry=data.get("window_geometry"),
+        window_state=data.get("window_state"),
+    )
+
+
+def settings_to_dict(settings: Settings) -> dict[str, Any]:
+    return asdict(settings)
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings, or the defaults when none were saved yet.
+
+    Raises :class:`SettingsInvalid` (naming the file) when the file is damaged;
+    the app then starts on the defaults and says so, without overwriting it.
+    """
+    path = path or settings_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise SettingsInvalid(f"Cannot read the settings file {path}: {exc}.") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsInvalid(
+            f"The settings file {path} is not valid JSON ({exc.msg}, line {exc.lineno}) — "
+            "fix it or delete it to start from the defaults."
+        ) from exc
+    try:
+        return settings_from_dict(data)
+    except SettingsInvalid as exc:
+        raise SettingsInvalid(
+            f"The settings file {path} has a bad value: {exc} Fix it in Settings, or delete "
+            "the file to start from the defaults."
+        ) from exc
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write atomically (temp file + rename), so a crash never leaves half a file."""
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings_to_dict(settings), indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if settings.backend.api_key:
+            os.chmod(tmp, 0o600)  # an API key is a secret: owner-only
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

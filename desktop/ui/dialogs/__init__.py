@@ -1,0 +1,1 @@
+"""Dialogs: settings, review forms, backend warning."""

@@ -1,0 +1,58 @@
+"""``antinomy``: no arguments opens the desktop app; any argument runs the command line.
+
+Qt is imported only when the window is opened, so CLI commands start fast.
+On a machine with no display the app cannot open: it says so in one line and
+runs the headless scan on the sample vault instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+NO_DISPLAY = (
+    "antinomy: no display found (DISPLAY/WAYLAND_DISPLAY unset), so the window cannot open — "
+    "running the headless scan on the sample vault instead."
+)
+
+
+def has_display() -> bool:
+    """True when a Qt window can be shown here."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True  # the user chose a platform plugin (offscreen, wayland, xcb…)
+    if sys.platform == "darwin" or sys.platform.startswith("win"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def headless_command() -> list[str]:
+    """The CLI command run instead of the window: a scan if the CLI has it, else an index."""
+    from desktop.cli.main import build_parser
+
+    parser = build_parser()
+    choices = next((a.choices for a in parser._actions if a.dest == "command" and a.choices), {})
+    return ["scan"] if "scan" in (choices or {}) else ["index"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args:
+        from desktop.cli.main import main as cli_main
+
+        return cli_main(args)
+    if not has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        from desktop.cli.main import main as cli_main
+
+        return cli_main(headless_command())
+    started = time.perf_counter()
+    from desktop.ui import app
+
+    app.LAUNCHED_AT = started
+    return app.run_app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

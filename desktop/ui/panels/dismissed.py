@@ -1,0 +1,88 @@
+"""Dismissed pairs: every pair marked as a false positive, with Undismiss."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.flows.review import DismissedPair, list_dismissed
+from desktop.ui.context import AppContext
+from desktop.ui.operations import review as review_ops
+from desktop.ui.panels import PanelSpec
+
+
+class QtDismissedPanel(QWidget):
+    sig_dismissed_listed = Signal(int)
+    """The list was refreshed: ``(number of pairs)``."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self._c = ctx.controller
+        self._request = 0
+        self.pairs: list[DismissedPair] = []
+        self.list = QListWidget()
+        self.list.currentRowChanged.connect(lambda _r: self._buttons())
+        self.undismiss_button = QPushButton("Undismiss")
+        self.undismiss_button.setToolTip("Let the Hunter show this pair again")
+        self.undismiss_button.clicked.connect(self.undismiss_selected)
+        self.count = QLabel()
+        row = QHBoxLayout()
+        row.addWidget(self.count, 1)
+        row.addWidget(self.undismiss_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row)
+        self._c.sig_vault_opened.connect(lambda _root: self.refresh())
+        self._c.sig_history_changed.connect(self.refresh)
+        self._buttons()
+
+    def refresh(self) -> None:
+        root = self._c.root
+        if root is None:
+            return
+        self._request += 1
+        request = self._request
+
+        async def go() -> None:
+            pairs = await self._c.run_in(self._c.read_pool, list_dismissed, root)
+            if request == self._request:
+                self._fill(pairs)
+
+        self._c.spawn(go(), what="Listing dismissed pairs")
+
+    def _fill(self, pairs: list[DismissedPair]) -> None:
+        self.pairs = pairs
+        self.list.clear()
+        for pair in pairs:
+            text = f"{pair.a}  ↔  {pair.b}"
+            if pair.missing:
+                text += f"   (missing: {', '.join(pair.missing)})"
+            if not pair.reciprocal:
+                text += "   (listed in one note only)"
+            item = QListWidgetItem(text)
+            item.setToolTip(f"{pair.path_a or pair.a}\n{pair.path_b or pair.b}")
+            self.list.addItem(item)
+        self.count.setText(f"{len(pairs)} dismissed pair{'s' if len(pairs) != 1 else ''}")
+        self._buttons()
+        self.sig_dismissed_listed.emit(len(pairs))
+
+    def _buttons(self) -> None:
+        self.undismiss_button.setEnabled(0 <= self.list.currentRow() < len(self.pairs))
+
+    def undismiss_selected(self) -> None:
+        row = self.list.currentRow()
+        if not 0 <= row < len(self.pairs):
+            return
+        pair = self.pairs[row]
+        review_ops.undismiss(self._c, a=pair.path_a or pair.a, b=pair.path_b or pair.b)
+
+
+PANEL = PanelSpec("dismissed", "Dismissed pairs", "tab", QtDismissedPanel)

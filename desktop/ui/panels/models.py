@@ -1,0 +1,163 @@
+"""Models: which files, their hashes, the backend, load and warm-up times, speeds.
+
+Speeds are measured on request (a short generation and a batch of
+embeddings, on each engine's own worker), like ``antinomy doctor`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from dataclasses import dataclass
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from desktop.ui.context import AppContext
+from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from desktop.ui.panels import PanelSpec
+from inference.diagnostics import (
+    EmbeddingSpeed,
+    GenerationSpeed,
+    measure_embedding,
+    measure_generation,
+)
+from inference.runtime import EngineReport, Runtime
+
+
+@dataclass(frozen=True)
+class Speeds:
+    generation: GenerationSpeed
+    embedding: EmbeddingSpeed
+
+
+def _s(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} s"
+
+
+def _engine_rows(report: EngineReport) -> list[tuple[str, str]]:
+    rows = [("engine", report.description or "—")]
+    m = report.model
+    if m is not None:
+        rows += [
+            ("model", m.title),
+            ("file", str(m.path)),
+            ("source", m.source),
+            (
+                "sha256",
+                m.sha256
+                + ("  ✓ matches the manifest" if m.verified else "  (not in the manifest)"),
+            ),
+            ("size", f"{m.size / 1e6:.1f} MB"),
+        ]
+    rows += [
+        ("load", _s(report.load_seconds)),
+        (
+            "warm-up (tiny / full)",
+            f"{_s(report.warm_tiny_seconds)} / {_s(report.warm_full_seconds)}",
+        ),
+        ("ready after", _s(report.ready_seconds)),
+    ]
+    if report.error:
+        rows.append(("problem", report.error))
+    return rows
+
+
+def models_html(runtime: Runtime, backend: str, speeds: Speeds | None) -> str:
+    parts = [
+        f"<p><b>State:</b> {runtime.state.value}"
+        + (
+            f" — both models ready in {runtime.ready_seconds:.2f} s"
+            if runtime.ready_seconds
+            else ""
+        )
+        + f"<br><b>Backend:</b> {html.escape(backend)}</p>"
+    ]
+    names = {"llm": "Language model", "embedder": "Embedder"}
+    for key, report in runtime.reports.items():
+        parts.append(f"<h3>{names[key]}</h3><table cellspacing='0' cellpadding='2'>")
+        for label, value in _engine_rows(report):
+            parts.append(
+                f"<tr><td><i>{html.escape(label)}</i>&nbsp;&nbsp;</td>"
+                f"<td>{html.escape(value)}</td></tr>"
+            )
+        parts.append("</table>")
+    if speeds is not None:
+        g, e = speeds.generation, speeds.embedding
+        parts.append(
+            "<h3>Speed</h3>"
+            f"<p>Generation {g.tokens_per_second:.0f} tokens/s "
+            f"(prompt {g.prompt_tokens_per_second:.0f} tokens/s, {g.generated_tokens} tokens)<br>"
+            f"Embedder {e.short_texts_per_second:.0f} short texts/s, "
+            f"{e.long_texts_per_second:.1f} long texts/s, "
+            f"single text {e.single_latency_ms:.1f} ms</p>"
+        )
+    else:
+        parts.append("<p><i>Press “Measure speed” for tokens/s and embedder throughput.</i></p>")
+    return "".join(parts)
+
+
+class QtModelsPanel(QWidget):
+    sig_speeds_measured = Signal(object)
+    """Speeds were measured: ``(Speeds)``."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self._c = ctx.controller
+        self.speeds: Speeds | None = None
+        self.view = QTextBrowser()
+        self.measure_button = QPushButton("Measure speed")
+        self.measure_button.clicked.connect(self.measure)
+        switch = QPushButton("Switch model or backend…")
+        switch.clicked.connect(self.switch)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.measure_button)
+        row.addWidget(switch)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(row)
+        self._c.sig_runtime_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        s = self._c.settings.backend
+        backend = "embedded llama.cpp" if s.kind == "embedded" else f"{s.base_url} ({s.model})"
+        if s.leaves_machine:
+            backend += " — sends note text off this machine"
+        self.view.setHtml(models_html(self._c.runtime, backend, self.speeds))
+        self.measure_button.setEnabled(self._c.semantic_ready())
+
+    def measure(self) -> None:
+        runtime = self._c.runtime
+        self.measure_button.setEnabled(False)
+
+        async def go() -> None:
+            try:
+                # Each on its engine's own worker; wrap_future never blocks the loop.
+                gen = await asyncio.wrap_future(
+                    runtime.submit("llm", measure_generation, runtime.generator),
+                    loop=self._c.loop,
+                )
+                emb = await asyncio.wrap_future(
+                    runtime.submit("embedder", measure_embedding, runtime.embedder),
+                    loop=self._c.loop,
+                )
+            finally:
+                self.measure_button.setEnabled(True)
+            self.speeds = Speeds(gen, emb)
+            self.refresh()
+            self.sig_speeds_measured.emit(self.speeds)
+
+        self._c.spawn(go(), what="Measuring model speed")
+
+    def switch(self) -> None:
+        dialog = SettingsDialog(self._c.settings, self)
+        dialog.tabs.setCurrentIndex(0)
+        if dialog.exec() and dialog.result_settings is not None:
+            self.speeds = None
+            self._c.apply_settings(dialog.result_settings)
+        dialog.deleteLater()
+
+
+PANEL = PanelSpec("models", "Models", "tab", QtModelsPanel)

@@ -1,0 +1,429 @@
+"""Tensions: run the Hunter, see the verified pairs, and review them.
+
+Shows SPEC §3's results: the run metadata line, the excluded-notes warning,
+drop counts, the permanent disclaimer, the pairs with both quotes and a
+confidence badge. Stop returns to idle at once; the results on screen stay
+and are marked as the previous run's. A format failure offers **Open raw
+response**, which writes the debug note and shows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, Pair, ScanRun, write_debug_note
+from desktop.flows.hunter.records import load_last_run
+from desktop.flows.review import list_dismissed
+from desktop.ui.context import AppContext
+from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
+from desktop.ui.operations import review as review_ops
+from desktop.ui.panels import PanelSpec
+from desktop.ui.panels.pair_card import QtPairCard
+from desktop.ui.scanner import ScanRunner
+from desktop.vault.index import VaultIndex
+
+MODE_CHOICES: list[tuple[str, Mode]] = [
+    ("Classic (newest notes)", "classic"),
+    ("Focus on the selected note", "focus"),
+    ("Whole vault", "whole-vault"),
+]
+
+
+def _restore(root: Path) -> ScanRun | None:
+    """The last run, without the pairs dismissed since (read worker)."""
+    run = load_last_run(root)
+    if run is None:
+        return None
+    gone = {frozenset((d.path_a, d.path_b)) for d in list_dismissed(root)}
+    pairs = tuple(p for p in run.pairs if p.key() not in gone)
+    if len(pairs) == len(run.pairs):
+        return run
+    from dataclasses import replace
+
+    return replace(run, pairs=pairs)
+
+
+def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, str | None]:
+    if index is None:
+        return {}
+    paths = [p for pair in run.pairs for p in (pair.path_a, pair.path_b)]
+    return {p: s.type for p, s in index.summaries(paths).items()}
+
+
+def dropped_text(run: ScanRun) -> str:
+    if not run.dropped:
+        return ""
+    parts = ", ".join(
+        f"{n} {DROP_REASONS.get(reason, reason)}" for reason, n in sorted(run.dropped.items())
+    )
+    return f"{run.dropped_total} proposed pair(s) not shown: {parts}."
+
+
+class QtTensionsPanel(QWidget):
+    sig_results_shown = Signal(object)
+    """A run's results are on screen: ``(ScanRun)``."""
+    sig_pair_removed = Signal(object)
+    """A pair left the view after it was dismissed: ``(Pair)``."""
+    sig_debug_note_opened = Signal(str)
+    """Open raw response wrote and showed a debug note: ``(path)``."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self._ctx = ctx
+        self._c = ctx.controller
+        self.runner = ScanRunner(self._c)
+        self._c.closers.append(self.runner.close)
+        self.run: ScanRun | None = None
+        self.previous = False
+        self.failed_run: ScanRun | None = None
+        self.cards: list[QtPairCard] = []
+        self.selected: QtPairCard | None = None
+        self.seen: dict[str, str] = {}
+
+        self.mode = QComboBox()
+        for text, mode in MODE_CHOICES:
+            self.mode.addItem(text, mode)
+        self.run_button = QPushButton("Run Hunter")
+        self.run_button.setToolTip("Run a tension scan (Ctrl+R)")
+        self.run_button.clicked.connect(self.run_scan)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the scan (Esc); the results on screen stay")
+        self.stop_button.clicked.connect(self.runner.stop)
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.hide()
+        self.state = QLabel("Idle.")
+        top = QHBoxLayout()
+        top.addWidget(self.mode)
+        top.addWidget(self.run_button)
+        top.addWidget(self.stop_button)
+        top.addWidget(self.progress)
+        top.addWidget(self.state, 1)
+
+        self.meta = QLabel()
+        self.meta.setWordWrap(True)
+        self.excluded = QLabel()
+        self.excluded.setWordWrap(True)
+        self.dropped = QLabel()
+        self.dropped.setWordWrap(True)
+        self.disclaimer = QLabel(f"<i>{html.escape(DISCLAIMER)}</i>")
+        self.disclaimer.setWordWrap(True)
+        self.failure = QFrame()
+        self.failure.setFrameShape(QFrame.Shape.StyledPanel)
+        self.failure_text = QLabel()
+        self.failure_text.setWordWrap(True)
+        self.open_raw = QPushButton("Open raw response")
+        self.open_raw.clicked.connect(self.open_raw_response)
+        fail_row = QHBoxLayout(self.failure)
+        fail_row.addWidget(self.failure_text, 1)
+        fail_row.addWidget(self.open_raw)
+        self.failure.hide()
+
+        self.list_widget = QWidget()
+        self.list_layout = QVBoxLayout(self.list_widget)
+        self.list_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.list_widget)
+        self.empty = QLabel()
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.failure)
+        layout.addWidget(self.meta)
+        layout.addWidget(self.excluded)
+        layout.addWidget(self.dropped)
+        layout.addWidget(self.disclaimer)
+        layout.addWidget(self.empty)
+        layout.addWidget(scroll, 1)
+
+        self.runner.sig_scan_started.connect(self._started)
+        self.runner.sig_scan_progress.connect(self._progress)
+        self.runner.sig_scan_finished.connect(self._finished)
+        self.runner.sig_scan_stopped.connect(self._stopped)
+        self.runner.sig_scan_failed.connect(self._failed)
+        self._c.sig_vault_opened.connect(self._vault_opened)
+        self._show_empty("No scan yet: press Run Hunter.")
+
+    # ------------------------------------------------------------------ actions
+
+    def menu_actions(self) -> list[QAction]:
+        run = QAction("&Run Hunter", self)
+        run.setShortcut(QKeySequence("Ctrl+R"))
+        run.triggered.connect(self.run_scan)
+        stop = QAction("&Stop", self)
+        stop.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        stop.triggered.connect(self.runner.stop)
+        dismiss = QAction("&Dismiss selected pair", self)
+        dismiss.setShortcut(QKeySequence(Qt.Key.Key_Delete))
+        dismiss.triggered.connect(self.dismiss_selected)
+        return [run, stop, dismiss]
+
+    def run_scan(self) -> None:
+        mode: Mode = self.mode.currentData()
+        focus = None
+        if mode == "focus":
+            notes = self._ctx.panels.get("notes")
+            focus = getattr(notes, "selected_path", lambda: None)()
+            if focus is None:
+                self._c.sig_error.emit(
+                    "Running the scan", "Select a note in the Notes list to focus the scan on it."
+                )
+                return
+        self.runner.start(mode, focus=focus)
+
+    def dismiss_selected(self) -> None:
+        if self.selected is not None:
+            self.dismiss(self.selected.pair)
+
+    def dismiss(self, pair: Pair) -> None:
+        seen = {p: self.seen[p] for p in (pair.path_a, pair.path_b) if p in self.seen}
+        task = review_ops.dismiss(self._c, a=pair.path_a, b=pair.path_b, seen=seen)
+        if task is not None:
+            task.add_done_callback(lambda t: self._dismissed(t, pair))
+
+    def _dismissed(self, task: asyncio.Task[review_ops.Done], pair: Pair) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        self.seen.update(task.result().hashes)
+        card = next((c for c in self.cards if c.pair is pair), None)
+        if card is not None:
+            self._remove_card(card)
+        self.sig_pair_removed.emit(pair)
+
+    def _note_action(self, action: str, path: str) -> None:
+        name = Path(path).stem
+        seen = {path: self.seen[path]} if path in self.seen else None
+        if action == "elevate":
+            form = ask_elevate(name, self)
+            if form is None:
+                return
+            task = review_ops.elevate(
+                self._c,
+                tension=path,
+                title=form.title,
+                if_clause=form.if_clause,
+                then_clause=form.then_clause,
+                grey_zone=form.grey_zone,
+                seen=seen,
+            )
+            label = "elevated"
+        elif action == "resolve":
+            task = review_ops.resolve(self._c, tension=path, seen=seen)
+            label = "resolved"
+        else:
+            answer = ask_defeat(name, self)
+            if answer is None:
+                return
+            task = review_ops.defeat(
+                self._c, note=path, motive=answer.motive, replaced_by=answer.replaced_by, seen=seen
+            )
+            label = "defeated"
+        if task is not None:
+            task.add_done_callback(lambda t: self._acted(t, path, label))
+
+    def _acted(self, task: asyncio.Task[review_ops.Done], path: str, label: str) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        self.seen.update(task.result().hashes)
+        for card in self.cards:
+            if path in (card.pair.path_a, card.pair.path_b):
+                card.mark_done(path, f"✓ {label}")
+
+    def open_raw_response(self) -> None:
+        run, root = self.failed_run, self._c.root
+        if run is None or root is None:
+            return
+        folder = self._c.settings.folders.debug
+
+        async def go() -> None:
+            path = await self._c.run_in(self._c.write_pool, _write_debug, root, run, folder)
+            self._c.sig_history_changed.emit()
+            self._c.notes_changed([path])
+            self._c.sig_preview_requested.emit(path)
+            self.sig_debug_note_opened.emit(path)
+
+        self._c.spawn(go(), what="Writing the raw-response debug note")
+
+    # ------------------------------------------------------------------ scan states
+
+    def _busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        self.progress.setVisible(busy)
+
+    def _started(self, mode: str) -> None:
+        self._busy(True)
+        self.progress.setRange(0, 0)
+        self.state.setText(f"Scanning ({mode})…")
+        self.failure.hide()
+
+    def _progress(self, done: int, total: int, what: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.state.setText(what)
+
+    def _stopped(self) -> None:
+        self._busy(False)
+        self.state.setText("Stopped. The results below are from the previous run.")
+        if self.run is not None:
+            self._mark_previous()
+
+    def _failed(self, message: str) -> None:
+        self._busy(False)
+        self.state.setText("Idle.")
+        self._c.sig_error.emit("Running the scan", message)
+
+    def _finished(self, run: ScanRun) -> None:
+        self._busy(False)
+        if run.status == "format_failure":
+            self.failed_run = run
+            self.failure_text.setText(
+                f"<b>The model's answer could not be read.</b> {html.escape(run.error or '')} "
+                "Nothing is shown for this run; the results below (if any) are from the "
+                "previous run. The raw answers can be kept as a debug note."
+            )
+            self.failure.show()
+            self.state.setText("Format failure.")
+            if self.run is not None:
+                self._mark_previous()
+            return
+        if run.status == "error":
+            self.state.setText("Failed.")
+            self._c.sig_error.emit("Running the scan", run.error or "The scan failed.")
+            return
+        self.state.setText(f"Done: {len(run.pairs)} pair(s).")
+        self.show_run(run)
+
+    # ------------------------------------------------------------------ results
+
+    def _vault_opened(self, root: Path) -> None:
+        self.run = None
+        self.failed_run = None
+        self.failure.hide()
+        self._clear_cards()
+        self._set_meta(None)
+        self._show_empty("No scan yet: press Run Hunter.")
+
+        async def go() -> None:
+            run = await self._c.run_in(self._c.read_pool, _restore, root)
+            if run is not None and self.run is None and self._c.root == root:
+                self.show_run(run, restored=True)
+
+        self._c.spawn(go(), what="Restoring the last scan")
+
+    def show_run(self, run: ScanRun, *, restored: bool = False) -> None:
+        index = self._c.index
+
+        async def go() -> None:
+            types = await self._c.run_in(self._c.read_pool, _types, index, run)
+            self._show(run, types, restored)
+
+        self._c.spawn(go(), what="Showing the scan results")
+
+    def _show(self, run: ScanRun, types: dict[str, str | None], restored: bool) -> None:
+        self.run = run
+        self.previous = False
+        self.seen = {}
+        for pair in run.pairs:
+            if pair.sha_a:
+                self.seen.setdefault(pair.path_a, pair.sha_a)
+            if pair.sha_b:
+                self.seen.setdefault(pair.path_b, pair.sha_b)
+        self._set_meta(run, prefix="Last run (restored): " if restored else "")
+        self._clear_cards()
+        for pair in run.pairs:
+            card = QtPairCard(pair, types)
+            card.sig_note_clicked.connect(self._c.sig_preview_requested)
+            card.sig_dismiss_clicked.connect(self.dismiss)
+            card.sig_action_clicked.connect(self._note_action)
+            card.sig_card_selected.connect(self._select)
+            self.list_layout.insertWidget(self.list_layout.count() - 1, card)
+            self.cards.append(card)
+        if self.cards:
+            self._select(self.cards[0])
+            self.empty.hide()
+        else:
+            self._show_empty("No tensions found in this run.")
+        self.sig_results_shown.emit(run)
+
+    def _set_meta(self, run: ScanRun | None, prefix: str = "") -> None:
+        if run is None:
+            for label in (self.meta, self.excluded, self.dropped):
+                label.clear()
+                label.hide()
+            return
+        self.meta.setText(f"<b>{html.escape(prefix)}</b>{html.escape(run.summary())}")
+        self.meta.show()
+        if run.excluded:
+            names = ", ".join(Path(e.path).stem for e in run.excluded[:8])
+            more = "…" if len(run.excluded) > 8 else ""
+            self.excluded.setText(
+                f"⚠ Excluded {len(run.excluded)} note(s) from this run: {html.escape(names)}{more}"
+            )
+            self.excluded.setToolTip("\n".join(f"{e.path}: {e.reason}" for e in run.excluded))
+            self.excluded.show()
+        else:
+            self.excluded.hide()
+        text = dropped_text(run)
+        self.dropped.setText(text)
+        self.dropped.setVisible(bool(text))
+
+    def _mark_previous(self) -> None:
+        self.previous = True
+        if self.run is not None:
+            self.meta.setText("<b>Previous run:</b> " + html.escape(self.run.summary()))
+
+    def _show_empty(self, text: str) -> None:
+        self.empty.setText(text)
+        self.empty.show()
+
+    def _select(self, card: QtPairCard) -> None:
+        if self.selected is not None and self.selected in self.cards:
+            self.selected.set_selected(False)
+        self.selected = card
+        card.set_selected(True)
+
+    def _remove_card(self, card: QtPairCard) -> None:
+        i = self.cards.index(card)
+        self.cards.remove(card)
+        card.hide()
+        card.deleteLater()
+        if self.selected is card:
+            self.selected = None
+            if self.cards:
+                self._select(self.cards[min(i, len(self.cards) - 1)])
+        if not self.cards:
+            self._show_empty("No pairs left in this run.")
+
+    def _clear_cards(self) -> None:
+        for card in self.cards:
+            card.hide()
+            card.deleteLater()
+        self.cards = []
+        self.selected = None
+
+
+def _write_debug(root: Path, run: ScanRun, folder: str) -> str:
+    return write_debug_note(root, run, folder=folder)
+
+
+PANEL = PanelSpec("tensions", "Tensions", "tab", QtTensionsPanel)

@@ -1,0 +1,69 @@
+"""The status bar: models loading/ready, index progress with Stop, index coverage."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
+
+from desktop.ui.controller import AppController
+from desktop.vault.index import IndexReport
+from inference.runtime import State
+
+
+class QtStatusBar(QStatusBar):
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._c = controller
+        self.models = QLabel("models: loading…")
+        self.vault = QLabel("")
+        self.coverage = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.stop = QToolButton()
+        self.stop.setText("Stop")
+        self.stop.setToolTip("Stop indexing (what is done is kept)")
+        self.stop.clicked.connect(controller.stop_indexing)
+        self.stop.hide()
+        self.addWidget(self.models)
+        self.addWidget(self.vault, 1)
+        self.addPermanentWidget(self.progress)
+        self.addPermanentWidget(self.stop)
+        self.addPermanentWidget(self.coverage)
+        controller.sig_runtime_changed.connect(self.show_runtime)
+        controller.sig_index_progress.connect(self.show_progress)
+        controller.sig_index_updated.connect(self.show_report)
+        controller.sig_vault_opened.connect(self._vault_opened)
+        self.show_runtime()
+
+    def show_runtime(self) -> None:
+        rt = self._c.runtime
+        if rt.state is State.READY and rt.ready_seconds is not None:
+            text = f"models: ready in {rt.ready_seconds:.1f} s"
+        elif rt.state is State.FAILED:
+            text = "models: failed — see Models"
+        elif rt.state is State.CLOSED:
+            text = "models: closed"
+        else:
+            text = "models: loading…"
+        self.models.setText(text)
+
+    def _vault_opened(self, root: object) -> None:
+        self.vault.setText(f"vault: {root}")
+        self.progress.setRange(0, 0)  # busy until the first count arrives
+        self.progress.show()
+        self.stop.show()
+        self.coverage.setText("indexing…")
+
+    def show_progress(self, done: int, total: int, phase: str) -> None:
+        self.progress.show()
+        self.stop.show()
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{phase} %v/%m")
+
+    def show_report(self, report: IndexReport) -> None:
+        self.progress.hide()
+        self.stop.hide()
+        self.coverage.setText(report.summary())
+        self.coverage.setToolTip(report.summary())

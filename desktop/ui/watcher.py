@@ -1,0 +1,124 @@
+"""Watches the open vault and reports notes that changed on disk.
+
+``QFileSystemWatcher`` on the vault's folders catches files created, deleted
+and replaced (editors and our own transactions write a temp file and rename
+it); a slow poll catches in-place edits, which folder watches do not report.
+Either way the folder walk and the stats run on the controller's read worker,
+and only the paths whose size or modification time changed are reported.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+
+from desktop.ui.controller import AppController
+from desktop.vault.index import walk_vault
+
+Snapshot = dict[str, tuple[int, int]]
+
+#: Seconds between polls for in-place edits.
+POLL_SECONDS = 3.0
+#: Folder events within this many milliseconds are handled together.
+DEBOUNCE_MS = 250
+
+
+def snapshot(root: Path) -> tuple[Snapshot, list[str]]:
+    """(path → (size, mtime_ns)) of every note, and every folder to watch."""
+    files: Snapshot = {}
+    for rel, st, _skip in walk_vault(root):
+        if st is not None:
+            files[rel] = (st.st_size, st.st_mtime_ns)
+    folders = [str(root)]
+    for dirpath, dirnames, _ in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        folders.extend(str(Path(dirpath) / d) for d in dirnames)
+    return files, folders
+
+
+def changed_paths(before: Snapshot, after: Snapshot) -> list[str]:
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+class VaultWatcher(QObject):
+    sig_files_changed = Signal(object)
+    """Notes created, changed or deleted on disk: ``(paths: list[str])``."""
+
+    def __init__(self, controller: AppController, *, poll_seconds: float = POLL_SECONDS) -> None:
+        super().__init__(controller)
+        self._controller = controller
+        self._root: Path | None = None
+        self._files: Snapshot = {}
+        self._scanning = False
+        self._again = False
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.directoryChanged.connect(self._soon)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.check_now)
+        self._poll = QTimer(self)
+        self._poll.setInterval(int(poll_seconds * 1000))
+        self._poll.timeout.connect(self.check_now)
+        self.sig_files_changed.connect(controller.notes_changed)
+
+    def watch(self, root: Path) -> None:
+        """Watch ``root`` from now on (its current state is the baseline)."""
+        self._root = root
+        self._files = {}
+        dirs = self._watcher.directories()
+        if dirs:
+            self._watcher.removePaths(dirs)
+        self._run(baseline=True)
+        self._poll.start()
+
+    def stop(self) -> None:
+        self._poll.stop()
+        self._debounce.stop()
+        self._root = None
+
+    def _soon(self, _path: str) -> None:
+        self._debounce.start()
+
+    def check_now(self) -> None:
+        """Compare the vault with the last snapshot (the walk runs off the GUI thread)."""
+        self._run(baseline=False)
+
+    def _run(self, *, baseline: bool) -> None:
+        root = self._root
+        if root is None:
+            return
+        if self._scanning:
+            self._again = True
+            return
+        self._scanning = True
+
+        async def go() -> None:
+            try:
+                files, folders = await self._controller.run_in(
+                    self._controller.read_pool, snapshot, root
+                )
+            finally:
+                self._scanning = False
+            if root != self._root:
+                return
+            self._sync_folders(folders)
+            changed = [] if baseline else changed_paths(self._files, files)
+            self._files = files
+            if changed:
+                self.sig_files_changed.emit(changed)
+            if self._again:
+                self._again = False
+                self._run(baseline=False)
+
+        self._controller.spawn(go(), what="Watching the vault")
+
+    def _sync_folders(self, folders: list[str]) -> None:
+        current = set(self._watcher.directories())
+        wanted = set(folders)
+        if current - wanted:
+            self._watcher.removePaths(list(current - wanted))
+        if wanted - current:
+            self._watcher.addPaths(sorted(wanted - current))

@@ -1,0 +1,223 @@
+"""The main window: composes the registered panels, menus, status bar, tray. Nothing else.
+
+A panel may offer ``menu_actions() -> list[QAction]``; they go into a menu named
+after the panel, which also makes their keyboard shortcuts live window-wide.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QTabWidget,
+    QWidget,
+)
+
+from desktop.resources import resources_dir
+from desktop.ui.context import AppContext
+from desktop.ui.controller import AppController
+from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from desktop.ui.errors import ErrorPresenter
+from desktop.ui.logview import QtLogHandler
+from desktop.ui.panels import panels
+from desktop.ui.statusbar import QtStatusBar
+from desktop.ui.tray import QtTray, tray_available
+from desktop.ui.watcher import VaultWatcher
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(resources_dir() / "icons" / "antinomy.svg"))
+
+
+class MainWindow(QMainWindow):
+    sig_window_hidden_to_tray = Signal()
+    """The window was closed while a tray icon keeps the app running."""
+
+    def __init__(
+        self,
+        controller: AppController,
+        *,
+        log_handler: QtLogHandler,
+        use_tray: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.setWindowTitle("Antinomy")
+        self.setWindowIcon(app_icon())
+        self.setMinimumSize(720, 480)
+        self.resize(1280, 800)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks)
+        self.ctx = AppContext(controller=controller, log_handler=log_handler)
+        self.errors = ErrorPresenter(self)
+        controller.sig_error.connect(self.errors.show_error)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.docks: dict[str, QDockWidget] = {}
+        self._view_menu = QMenu("&View", self)
+        self._build_panels()
+        self._build_menus()
+        self.status = QtStatusBar(controller, self)
+        self.setStatusBar(self.status)
+        self.watcher = VaultWatcher(controller)
+        controller.sig_vault_opened.connect(self._vault_opened)
+        controller.sig_settings_changed.connect(lambda _s: self._fill_recent())
+        self._quitting = False
+        self.tray: QtTray | None = None
+        if use_tray if use_tray is not None else tray_available():
+            self.tray = QtTray(app_icon(), window=self, quit_app=self.quit_app)
+            self.tray.show()
+        self._restore_geometry()
+        if controller.settings_problem:
+            self.errors.show_error("Reading the settings", controller.settings_problem)
+
+    # ------------------------------------------------------------------ building
+
+    def _build_panels(self) -> None:
+        for spec in panels():
+            widget = spec.factory(self.ctx)
+            widget.setObjectName(f"panel-{spec.key}")
+            self.ctx.panels[spec.key] = widget
+            if spec.area == "tab":
+                self.tabs.addTab(widget, spec.title)
+            else:
+                dock = QDockWidget(spec.title, self)
+                dock.setObjectName(f"dock-{spec.key}")
+                dock.setWidget(widget)
+                area = (
+                    Qt.DockWidgetArea.LeftDockWidgetArea
+                    if spec.area == "left"
+                    else Qt.DockWidgetArea.RightDockWidgetArea
+                )
+                self.addDockWidget(area, dock)
+                self.docks[spec.key] = dock
+                self._view_menu.addAction(dock.toggleViewAction())
+        left = self.docks.get("notes")
+        right = self.docks.get("preview")
+        if left is not None and right is not None:
+            self.resizeDocks([left, right], [320, 420], Qt.Orientation.Horizontal)
+
+    def panel(self, key: str) -> QWidget:
+        return self.ctx.panels[key]
+
+    def show_panel(self, key: str) -> None:
+        widget = self.ctx.panels[key]
+        if key in self.docks:
+            self.docks[key].show()
+            self.docks[key].raise_()
+        else:
+            self.tabs.setCurrentWidget(widget)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        open_action = QAction("&Open vault…", self)
+        open_action.setShortcut(QKeySequence.StandardKey.Open)
+        open_action.triggered.connect(self.choose_vault)
+        file_menu.addAction(open_action)
+        self._recent_menu = file_menu.addMenu("Open &recent")
+        self._fill_recent()
+        settings_action = QAction("&Settings…", self)
+        settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        settings_action.triggered.connect(self.edit_settings)
+        file_menu.addAction(settings_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.quit_app)
+        file_menu.addAction(quit_action)
+        for key, widget in self.ctx.panels.items():
+            make = getattr(widget, "menu_actions", None)
+            if make is None:
+                continue
+            actions: list[QAction] = make()
+            title = next(s.title for s in panels() if s.key == key)
+            menu = bar.addMenu(f"&{title}")
+            for action in actions:
+                menu.addAction(action)
+        bar.addMenu(self._view_menu)
+        self._view_menu.addSeparator()
+        for i in range(self.tabs.count()):
+            action = QAction(self.tabs.tabText(i), self)
+            action.setShortcut(QKeySequence(f"Alt+{i + 1}"))
+            action.triggered.connect(partial(self.tabs.setCurrentIndex, i))
+            self._view_menu.addAction(action)
+        problems = QAction("&Problems…", self)
+        problems.triggered.connect(self.errors.show)
+        self._view_menu.addAction(problems)
+
+    def _fill_recent(self) -> None:
+        self._recent_menu.clear()
+        for path in self.controller.settings.recent_vaults:
+            action = self._recent_menu.addAction(path)
+            action.triggered.connect(partial(self.controller.open_vault, Path(path)))
+        self._recent_menu.setEnabled(bool(self.controller.settings.recent_vaults))
+
+    # ------------------------------------------------------------------ actions
+
+    def choose_vault(self) -> None:
+        start = str(self.controller.root or Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open a vault (a folder of notes)", start)
+        if folder:
+            self.controller.open_vault(Path(folder))
+
+    def edit_settings(self) -> None:
+        dialog = SettingsDialog(self.controller.settings, self)
+        if dialog.exec() and dialog.result_settings is not None:
+            self.controller.apply_settings(dialog.result_settings)
+        dialog.deleteLater()
+
+    def _vault_opened(self, root: Path) -> None:
+        self.setWindowTitle(f"{root.name} — Antinomy")
+        self.watcher.watch(root)
+
+    # ------------------------------------------------------------------ geometry and closing
+
+    def _restore_geometry(self) -> None:
+        s = self.controller.settings
+        if s.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
+        if s.window_state:
+            self.restoreState(QByteArray.fromBase64(s.window_state.encode()))
+
+    def save_geometry(self) -> None:
+        from dataclasses import replace
+
+        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        state = bytes(self.saveState().toBase64().data()).decode()
+        s = self.controller.settings
+        self.controller.update_settings(replace(s, window_geometry=geometry, window_state=state))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_geometry()
+        if self.tray is not None and self.tray.isVisible() and not self._quitting:
+            # Resident: the engines stay warm; Quit is in the tray menu.
+            event.ignore()
+            self.hide()
+            self.sig_window_hidden_to_tray.emit()
+            return
+        self.shutdown()
+        event.accept()
+
+    def quit_app(self) -> None:
+        """Quit for real: save, stop the engines, leave the event loop."""
+        self._quitting = True
+        self.close()
+        app = QApplication.instance()
+        if app is not None:
+            app.quit()
+
+    def shutdown(self) -> None:
+        self.watcher.stop()
+        if self.tray is not None:
+            self.tray.hide()
+        self.errors.close()
+        self.controller.close()
