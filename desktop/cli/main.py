@@ -12,14 +12,23 @@ import sys
 from collections.abc import Callable, Sequence
 
 import inference
-from desktop.cli import exits, models_cmd, review_cmd, scan_cmd, tx_cmd, vault_cmd
+from desktop.cli import (
+    exits,
+    hooks_cmd,
+    models_cmd,
+    review_cmd,
+    scan_cmd,
+    serve_cmd,
+    tx_cmd,
+    vault_cmd,
+)
 from inference.errors import AntinomyError, ModelUnavailable
 
 Handler = Callable[[argparse.Namespace], int]
 
 #: Each module has ``register(subparsers)``, which adds its subcommands and sets
 #: ``handler`` (a function of the parsed arguments returning an exit code).
-COMMANDS = [models_cmd, vault_cmd, scan_cmd, review_cmd, tx_cmd]
+COMMANDS = [models_cmd, vault_cmd, scan_cmd, review_cmd, tx_cmd, serve_cmd, hooks_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

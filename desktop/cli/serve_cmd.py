@@ -1,0 +1,73 @@
+"""``antinomy serve`` — the loopback endpoint, headless (the desktop app runs the same code)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from types import FrameType
+
+from desktop.cli import exits
+from desktop.cli.models_cmd import add_model_options, runtime_settings
+from desktop.cli.output import progress
+from desktop.cli.vault_cmd import add_vault_option, vault_path
+from desktop.flows.guard import load_settings
+from desktop.service.security import load_or_create_token, token_path
+from desktop.service.server import DEFAULT_PORT, start_endpoint
+from desktop.vault.layout import vault_root
+from inference.runtime import Runtime
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve embeddings and the agent guard on loopback (127.0.0.1, ::1)",
+        description="Run the local endpoint until Ctrl-C: OpenAI-compatible /v1/embeddings, "
+        "Ollama-compatible /api/embed, /v1/guard/check for agent hooks. Loopback only; every "
+        "route but /healthz needs the bearer token. Exit codes: 0 stopped, 1 failure "
+        "(port in use), 69 models unavailable.",
+    )
+    add_vault_option(p)
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
+    )
+    p.add_argument("--no-guard", action="store_true", help="serve embeddings only")
+    add_model_options(p)
+    p.set_defaults(handler=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    root = vault_root(vault_path(args))
+    runtime = Runtime(runtime_settings(args))
+    runtime.start()
+    load_or_create_token()
+    handle = start_endpoint(
+        runtime=runtime, vault_root=root, port=args.port, guard=not args.no_guard
+    )
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, on_signal)
+    try:
+        progress(f"Antinomy endpoint on {handle.url} (vault {root})")
+        progress(f"  bearer token in {token_path()}")
+        guard = load_settings(root)
+        state = "on" if guard.enabled else "off (turn on: antinomy guard enable)"
+        progress(f"  guard for this vault: {state}; mode {guard.mode}, threshold {guard.threshold}")
+        runtime.wait_ready()
+        progress(f"  models ready in {runtime.ready_seconds or 0:.2f} s; Ctrl-C stops")
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        handle.stop()
+        runtime.close()
+        progress("endpoint stopped.")
+    return exits.OK

@@ -1,0 +1,197 @@
+"""The ASGI application behind the endpoint: one front door, then the route table.
+
+Every request passes, in order: ``Host`` (403), ``Origin`` (403), bearer token
+(401; ``GET /healthz`` is the one open route), route and method (404/405),
+``Content-Type: application/json`` (415), body size (413), JSON object (400).
+Errors are JSON in the OpenAI shape, so OpenAI clients show the message::
+
+    {"error": {"message": "...", "type": "invalid_request_error", "code": 400}}
+
+A refused body is read and dropped (up to :data:`DRAIN_LIMIT`) before the
+answer, so the client reliably gets its 413/401 instead of a reset connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from desktop.service.errors import (
+    BadRequest,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    ServiceError,
+    UnsupportedMediaType,
+)
+from desktop.service.routes import JsonBody, RouteTable
+from desktop.service.security import Guardrails
+from inference.errors import AntinomyError, ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: A refused body up to this size is drained so the client can read the answer.
+DRAIN_LIMIT = 32 * 1024 * 1024
+OPEN_PATHS = frozenset({"/healthz"})
+
+
+def error_body(exc: ServiceError | AntinomyError | Exception, status: int) -> JsonBody:
+    kind = getattr(exc, "kind", "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": str(exc), "type": kind, "code": status}}
+
+
+class EndpointApp:
+    """The ASGI callable. Runs on the endpoint's own event loop."""
+
+    def __init__(
+        self, *, guardrails: Guardrails, routes: RouteTable, workers: ThreadPoolExecutor
+    ) -> None:
+        self.guardrails = guardrails
+        self.routes = routes
+        self._workers = workers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
+        reader = _BodyReader(receive)
+        try:
+            body = await self._handle(scope, headers, reader)
+            status = 200
+        except ServiceError as exc:
+            status, body = exc.status, error_body(exc, exc.status)
+        except ModelUnavailable as exc:
+            status, body = 503, error_body(exc, 503)
+        except AntinomyError as exc:
+            status, body = 422, error_body(exc, 422)
+        except Exception as exc:
+            log.exception("endpoint: %s %s failed", scope.get("method"), scope.get("path"))
+            status = 500
+            body = error_body(
+                RuntimeError(f"Internal error ({type(exc).__name__}: {exc}) — see the server log."),
+                500,
+            )
+        if scope.get("method") == "POST":
+            await reader.drain(headers)
+        await _send_json(send, status, body)
+
+    async def _handle(self, scope: Scope, headers: dict[str, str], reader: _BodyReader) -> JsonBody:
+        g = self.guardrails
+        g.check_host(headers)
+        g.check_origin(headers)
+        path: str = scope.get("path", "")
+        method: str = scope.get("method", "GET")
+        if path not in OPEN_PATHS:
+            g.check_token(headers)
+        if method == "GET":
+            get = self.routes.get(path)
+            if get is None:
+                raise self._missing(path, method)
+            return await get()
+        if method != "POST":
+            raise MethodNotAllowed(f"{method} is not supported on {path}; use POST or GET.")
+        route = self.routes.post(path)
+        if route is None:
+            raise self._missing(path, method)
+        media = headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            raise UnsupportedMediaType(
+                f"Content-Type {media or '(none)'!r} is refused: send the body as "
+                "'application/json'."
+            )
+        raw = await reader.read(headers, g.max_body)
+        try:
+            parsed = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BadRequest(f"The body is not valid JSON: {exc}.") from None
+        if not isinstance(parsed, dict):
+            raise BadRequest(f"The body must be a JSON object, not {type(parsed).__name__}.")
+        result: Any
+        if route.is_async:
+            result = await route.handler(parsed)  # type: ignore[misc]
+        else:
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(self._workers, route.handler, parsed)
+        if not isinstance(result, dict):
+            raise TypeError(f"the handler of {path} returned {type(result).__name__}, not a dict")
+        return result
+
+    def _missing(self, path: str, method: str) -> ServiceError:
+        if self.routes.has(path):
+            other = "GET" if method != "GET" else "POST"
+            return MethodNotAllowed(f"{method} is not supported on {path}; use {other}.")
+        return NotFound(f"No route {path}. Routes: {', '.join(self.routes.paths())}.")
+
+
+class _BodyReader:
+    """Reads the request body with a size cap; drains what a refusal left unread."""
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self.finished = False
+
+    async def _next(self) -> bytes | None:
+        message = await self._receive()
+        if message["type"] != "http.request":
+            self.finished = True
+            return None
+        if not message.get("more_body", False):
+            self.finished = True
+        return bytes(message.get("body", b""))
+
+    async def read(self, headers: dict[str, str], limit: int) -> bytes:
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise PayloadTooLarge(
+                f"The body is {int(declared)} bytes; the limit is {limit} bytes — "
+                "send less at once."
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while not self.finished:
+            chunk = await self._next()
+            if chunk is None:
+                raise BadRequest("The client went away before sending the whole body.")
+            size += len(chunk)
+            if size > limit:
+                raise PayloadTooLarge(
+                    f"The body is over the limit of {limit} bytes — send less at once."
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def drain(self, headers: dict[str, str]) -> None:
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > DRAIN_LIMIT:
+            return  # too big to drain: the server closes the connection instead
+        drained = 0
+        while not self.finished and drained <= DRAIN_LIMIT:
+            chunk = await self._next()
+            drained += len(chunk or b"")
+
+
+async def _send_json(send: Send, status: int, body: JsonBody) -> None:
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode("ascii")),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})

@@ -1,0 +1,155 @@
+"""OpenAI- and Ollama-compatible embeddings on the resident embedder.
+
+``POST /v1/embeddings`` takes ``input`` as a string or a list of strings,
+``encoding_format`` ``"float"`` (default) or ``"base64"`` (little-endian
+float32, which the official ``openai`` client asks for by default), and refuses
+``dimensions`` other than the model's own. ``model`` may be any name (clients
+hard-code one); the answer names the model really used. ``usage`` counts the
+tokens the embedder actually read (at most 256 per text).
+
+``POST /api/embed`` is Ollama's shape: ``{"model", "input"}`` →
+``{"model", "embeddings", "prompt_eval_count", "total_duration"}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from desktop.service.batching import EmbedBatcher
+from desktop.service.errors import BadRequest, PayloadTooLarge
+from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
+
+if TYPE_CHECKING:
+    from inference.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 256
+
+
+class TokenCounter:
+    """Counts what the embedder reads, with its own tokenizer (no padding). Any thread.
+
+    The tokenizer is loaded on first use, from the loaded embedder's model.
+    """
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._tokenizer: Any = None
+        self._loaded = False
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                model = getattr(self._runtime.embedder, "model", None)
+                path = getattr(model, "tokenizer", None)
+                try:
+                    from tokenizers import Tokenizer
+
+                    tok = Tokenizer.from_file(str(path))
+                    tok.no_padding()
+                    tok.enable_truncation(max_length=MAX_TOKENS)
+                    self._tokenizer = tok
+                except Exception:  # counting is a courtesy; an estimate will do
+                    log.warning("cannot load the tokenizer %s; token counts are estimates", path)
+            return self._tokenizer
+
+    def count(self, texts: Sequence[str]) -> int:
+        tokenizer = self._load()
+        if tokenizer is None:
+            return sum(min(MAX_TOKENS, len(t) // 4 + 2) for t in texts)
+        return sum(len(e.ids) for e in tokenizer.encode_batch(list(texts)))
+
+
+def parse_inputs(body: JsonBody, *, key: str, max_batch: int) -> list[str]:
+    value = body.get(key)
+    if isinstance(value, str):
+        texts = [value]
+    elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        texts = list(value)
+    elif isinstance(value, list) and not value:
+        raise BadRequest(f"'{key}' is an empty list: send at least one text.")
+    elif isinstance(value, list):
+        raise BadRequest(
+            f"'{key}' must be a string or a list of strings; token-id arrays are not "
+            "supported — send the text itself."
+        )
+    elif value is None:
+        raise BadRequest(f"'{key}' is missing: send a string or a list of strings.")
+    else:
+        raise BadRequest(
+            f"'{key}' must be a string or a list of strings, not {type(value).__name__}."
+        )
+    if len(texts) > max_batch:
+        raise PayloadTooLarge(
+            f"{len(texts)} texts in one request; the limit is {max_batch} — split the batch."
+        )
+    return texts
+
+
+def _check_dimensions(body: JsonBody, dimension: int) -> None:
+    wanted = body.get("dimensions")
+    if wanted is not None and wanted != dimension:
+        raise BadRequest(
+            f"dimensions={wanted!r} is not supported: this model gives {dimension}-dimensional "
+            "vectors and cannot shorten them — leave 'dimensions' out."
+        )
+
+
+def embedding_routes(
+    ctx: ServiceContext, *, max_batch: int, counter: TokenCounter
+) -> dict[str, JsonHandler]:
+    """The two embeddings routes, on ``ctx.batcher``. The model may still be loading
+    when they are made (the desktop app starts the endpoint at once): until it is
+    ready they answer 503 with "The embedder is still loading"."""
+    batcher: EmbedBatcher = ctx.batcher
+    runtime = ctx.runtime
+
+    async def openai_embeddings(body: JsonBody) -> JsonBody:
+        texts = parse_inputs(body, key="input", max_batch=max_batch)
+        fmt = body.get("encoding_format", "float") or "float"
+        if fmt not in ("float", "base64"):
+            raise BadRequest(f"encoding_format={fmt!r} is not supported: use 'float' or 'base64'.")
+        embedder = runtime.embedder
+        _check_dimensions(body, embedder.dimension)
+        vectors = await batcher.embed(texts)
+        tokens = counter.count(texts)
+        data: list[dict[str, Any]] = []
+        for i, vec in enumerate(vectors):
+            if fmt == "base64":
+                packed = np.ascontiguousarray(vec, dtype="<f4").tobytes()
+                value: Any = base64.b64encode(packed).decode("ascii")
+            else:
+                value = vec.tolist()
+            data.append({"object": "embedding", "index": i, "embedding": value})
+        return {
+            "object": "list",
+            "data": data,
+            "model": embedder.name,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+    async def ollama_embed(body: JsonBody) -> JsonBody:
+        start = time.perf_counter_ns()
+        texts = parse_inputs(body, key="input", max_batch=max_batch)
+        embedder = runtime.embedder
+        _check_dimensions(body, embedder.dimension)
+        vectors = await batcher.embed(texts)
+        return {
+            "model": embedder.name,
+            "embeddings": vectors.tolist(),
+            "total_duration": time.perf_counter_ns() - start,
+            "load_duration": 0,
+            "prompt_eval_count": counter.count(texts),
+        }
+
+    return {"/v1/embeddings": openai_embeddings, "/api/embed": ollama_embed}

@@ -1,0 +1,196 @@
+"""``POST /v1/guard/check``: the guard behind the hook client.
+
+Request (what ``antinomy-hook pretooluse`` sends)::
+
+    {"summary": "Delete the SQLite ledger…", "session_id": "…", "cwd": "/path/to/project",
+     "tool_name": "Bash", "mode": "warn" | "ask" (optional: overrides the settings)}
+
+Answer::
+
+    {"verdict": "warn" | "ask" | "allow" | "repeat" | "off" | "skip",
+     "output": {"hookSpecificOutput": {...}} | null,   # what the hook prints
+     "decision": {"id", "title", "path"} | null, "score": 0.61 | null, "latency_ms": 4.2}
+
+The cheap gate comes first: when the guard is off for the vault and the
+project, nothing is embedded. The vault's notes are re-read in the background
+(every :data:`REFRESH_SECONDS`, and at once on :meth:`GuardService.refresh_now`),
+on a metadata-only index (no note embedding), so a hook never waits behind
+indexing; only new or changed decisions are embedded, in small chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from desktop.flows.embedding import embedding_model
+from desktop.flows.guard import (
+    SUMMARY_MIN_CHARS,
+    Guard,
+    GuardSwitch,
+    GuardVerdict,
+    bound_summary,
+)
+from desktop.service.errors import BadRequest, ServiceUnavailable
+from desktop.service.guard_log import GuardRecord
+from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
+from desktop.vault.index import VaultIndex
+
+log = logging.getLogger(__name__)
+
+REFRESH_SECONDS = 15.0
+
+
+class GuardService:
+    """Owns the vault's guard for one endpoint; refreshes it on its own thread."""
+
+    def __init__(self, ctx: ServiceContext, *, refresh_seconds: float = REFRESH_SECONDS) -> None:
+        self.ctx = ctx
+        self.root: Path | None = ctx.vault_root
+        self.refresh_seconds = refresh_seconds
+        self.guard: Guard | None = None
+        self.switch = GuardSwitch(ctx.vault_root) if ctx.vault_root is not None else None
+        self.ready = threading.Event()
+        self.error: str | None = None
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.root is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="antinomy-guard", daemon=True)
+        self._thread.start()
+
+    def refresh_now(self) -> None:
+        """Re-read decisions soon (after the GUI indexed, say). Any thread."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        assert self.root is not None
+        runtime = self.ctx.runtime
+        while not self.ctx.closing.is_set():
+            try:
+                runtime.wait_ready(timeout=0.5)
+                break
+            except Exception as exc:
+                if runtime.error is not None:
+                    self.error = f"the embedder did not load: {exc}"
+                    return
+        index: VaultIndex | None = None
+        try:
+            embedder = runtime.queued_embedder()
+            index = VaultIndex(self.root)
+            self.guard = Guard(
+                self.root,
+                index=index,
+                embed=embedder.embed,
+                model_id=embedding_model(embedder).model_id,
+                switch=self.switch,
+            )
+            while not self.ctx.closing.is_set():
+                try:
+                    index.update()
+                    self.guard.refresh()
+                    self.error = None
+                    self.ready.set()
+                except Exception as exc:  # keep serving the last good snapshot
+                    self.error = str(exc)
+                    log.exception("guard: refreshing the decisions failed")
+                self._wake.wait(self.refresh_seconds)
+                self._wake.clear()
+        except Exception as exc:
+            self.error = str(exc)
+            log.exception("guard: cannot open the vault")
+        finally:
+            if index is not None:
+                index.close()
+
+    def stop(self) -> None:
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # ------------------------------------------------------------------ the route
+
+    async def check(self, body: JsonBody) -> JsonBody:
+        started = time.perf_counter()
+        summary = body.get("summary")
+        if not isinstance(summary, str):
+            raise BadRequest("'summary' is missing: send the text of the pending change.")
+        session_id = _string(body, "session_id")
+        cwd = _string(body, "cwd")
+        tool = _string(body, "tool_name")
+        mode = body.get("mode")
+        if mode is not None and mode not in ("warn", "ask"):
+            raise BadRequest(f"mode={mode!r} is unknown: use 'warn' or 'ask'.")
+        summary = bound_summary(summary)
+        verdict = await self._verdict(summary, session_id=session_id, cwd=cwd, mode=mode)
+        latency = (time.perf_counter() - started) * 1000
+        decision = verdict.decision
+        self.ctx.guard_log.add(
+            GuardRecord(
+                time=time.time(),
+                tool=tool,
+                verdict=verdict.verdict,
+                score=verdict.score,
+                decision_id=decision.id if decision else None,
+                decision_title=decision.title if decision else None,
+                decision_path=decision.path if decision else None,
+                latency_ms=latency,
+                session_id=session_id,
+                cwd=cwd,
+                summary=summary[:200],
+            )
+        )
+        return {
+            "verdict": verdict.verdict,
+            "output": verdict.output,
+            "decision": (
+                {"id": decision.id, "title": decision.title, "path": decision.path}
+                if decision
+                else None
+            ),
+            "score": None if verdict.score is None else round(verdict.score, 4),
+            "latency_ms": round(latency, 2),
+        }
+
+    async def _verdict(
+        self, summary: str, *, session_id: str, cwd: str, mode: str | None
+    ) -> GuardVerdict:
+        if len(summary.strip()) < SUMMARY_MIN_CHARS:
+            return GuardVerdict("skip")
+        if self.switch is None:
+            return GuardVerdict("off")
+        activation = self.switch.activation(cwd, mode)
+        if not activation.active:
+            return GuardVerdict("off")
+        guard = self.guard
+        if guard is None or not self.ready.is_set():
+            raise ServiceUnavailable(
+                "The guard is still reading the vault's decisions"
+                + (f" ({self.error})" if self.error else "")
+                + "; the tool was allowed — try again in a moment."
+            )
+        vectors = await self.ctx.batcher.embed([summary])
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None,
+            partial(guard.decide, vector=vectors[0], session_id=session_id, activation=activation),
+        )
+
+    def routes(self) -> dict[str, JsonHandler]:
+        return {"/v1/guard/check": self.check}
+
+
+def _string(body: JsonBody, key: str) -> str:
+    value: Any = body.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadRequest(f"'{key}' must be a string, not {type(value).__name__}.")
+    return value

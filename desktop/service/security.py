@@ -1,0 +1,111 @@
+"""The endpoint's defences: bearer token, loopback ``Host``, no foreign ``Origin``.
+
+* **Token.** One per install, 32 random bytes, created on first run in
+  ``<config dir>/endpoint-token`` with mode 0600 (the folder 0700). The hook
+  client reads the same file. A file readable by others is tightened, not
+  trusted blindly.
+* **Host.** A web page can make a browser send requests to ``127.0.0.1`` under
+  a DNS name it controls (DNS rebinding); such a request carries that name in
+  ``Host``. Only ``127.0.0.1:PORT``, ``[::1]:PORT`` and ``localhost:PORT`` pass.
+* **Origin.** Browsers send ``Origin`` on cross-site requests; anything but the
+  endpoint's own loopback origin is refused (CLI clients send none).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import os
+import secrets
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.service.errors import Forbidden, Unauthorized
+from inference.paths import config_dir
+
+log = logging.getLogger(__name__)
+
+TOKEN_FILE = "endpoint-token"
+LOOPBACK_NAMES = ("127.0.0.1", "[::1]", "localhost")
+
+
+def token_path() -> Path:
+    return config_dir() / TOKEN_FILE
+
+
+def load_or_create_token(path: Path | None = None) -> str:
+    """The install's bearer token, created (0600) on first use. Any thread."""
+    path = path or token_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a folder we do not own: the file mode still protects
+        os.chmod(path.parent, 0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            log.warning("%s was readable by others (mode %o); now 0600", path, mode)
+            os.chmod(path, 0o600)
+        token = path.read_text(encoding="utf-8").strip()
+        if len(token) >= 32:
+            return token
+        # An empty or truncated file (a crash mid-write): make a new token.
+        token = secrets.token_urlsafe(32)
+        path.write_text(token + "\n", encoding="utf-8")
+        return token
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(token + "\n")
+    return token
+
+
+@dataclass(frozen=True)
+class Guardrails:
+    """Which requests get past the front door. Immutable; safe from any thread."""
+
+    port: int
+    token: str
+    #: Largest request body accepted (bytes).
+    max_body: int = 2 * 1024 * 1024
+    #: Most texts in one embeddings request.
+    max_batch: int = 256
+
+    @property
+    def allowed_hosts(self) -> frozenset[str]:
+        return frozenset(f"{name}:{self.port}" for name in LOOPBACK_NAMES)
+
+    @property
+    def allowed_origins(self) -> frozenset[str]:
+        return frozenset(f"http://{host}" for host in self.allowed_hosts)
+
+    def check_host(self, headers: Mapping[str, str]) -> None:
+        host = headers.get("host", "").strip().lower()
+        if host not in self.allowed_hosts:
+            shown = host or "(none)"
+            raise Forbidden(
+                f"Host {shown!r} is refused: this endpoint answers only to "
+                f"127.0.0.1:{self.port}, [::1]:{self.port} or localhost:{self.port}."
+            )
+
+    def check_origin(self, headers: Mapping[str, str]) -> None:
+        origin = headers.get("origin")
+        if origin is not None and origin.strip().lower() not in self.allowed_origins:
+            raise Forbidden(
+                f"Origin {origin!r} is refused: web pages may not call the local endpoint."
+            )
+
+    def check_token(self, headers: Mapping[str, str]) -> None:
+        value = headers.get("authorization", "")
+        scheme, _, given = value.partition(" ")
+        if not value:
+            raise Unauthorized(
+                "Missing bearer token: send 'Authorization: Bearer <token>' with the token "
+                f"from {token_path()}."
+            )
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode(), self.token.encode()
+        ):
+            raise Unauthorized(f"Wrong bearer token: use the token in {token_path()}.")

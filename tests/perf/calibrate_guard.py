@@ -1,0 +1,124 @@
+"""Calibrate the guard's threshold on realistic tool calls against the sample vault.
+
+For every case in tests/perf/guard_cases.py: the summary the hook client
+builds, embedded with the shipped embedder, against the sample vault's
+standing decisions, in three representations of a decision:
+
+* ``statement`` — title + ``## Decision`` section (what the guard uses);
+* ``note``      — the whole note, chunked and pooled as the vault index does;
+* ``title``     — the title alone.
+
+Prints JSON: per representation, the cosine of each case with its own decision
+and the best cosine of unrelated cases with any decision (quantiles), and for
+candidate thresholds how many contradicting / related / unrelated calls would
+warn, and whether the right decision is the top hit. Run:
+``python tests/perf/calibrate_guard.py`` (~10 s).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from desktop.flows.embedding import load_embedding_model
+from desktop.flows.guard import standing_decisions
+from desktop.resources import sample_vault_source
+from desktop.service.hook import summarize
+from desktop.vault.index import VaultIndex
+from desktop.vault.vectors import embed_notes
+from tests.perf.guard_cases import cases
+
+THRESHOLDS = [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.82]
+
+
+def quantiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    arr = np.asarray(values)
+    return {
+        "min": round(float(arr.min()), 3),
+        "p25": round(float(np.quantile(arr, 0.25)), 3),
+        "median": round(float(np.median(arr)), 3),
+        "p75": round(float(np.quantile(arr, 0.75)), 3),
+        "max": round(float(arr.max()), 3),
+    }
+
+
+def main() -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="antinomy-calibrate-"))
+    try:
+        vault = tmp / "vault"
+        shutil.copytree(sample_vault_source(), vault)
+        model = load_embedding_model()
+        index = VaultIndex(vault)
+        index.update()
+        decisions = standing_decisions(index, include_principles=False)
+        ids = [d.id for d in decisions]
+        notes = [index.note(d.path) for d in decisions]
+        reps = {
+            "statement": model.embed([d.text for d in decisions]),
+            "note": embed_notes(model, [(n.title, n.body) for n in notes if n is not None]),
+            "title": model.embed([d.title for d in decisions]),
+        }
+        all_cases = cases()
+        summaries = [summarize(tool, data) for _, _, tool, data in all_cases]
+        vectors = model.embed(summaries)
+        report: dict[str, Any] = {
+            "decisions": ids,
+            "cases": {
+                label: sum(1 for c in all_cases if c[0] == label)
+                for label in ("contradicts", "related", "unrelated", "superseded")
+            },
+        }
+        for name, matrix in reps.items():
+            scores = vectors @ matrix.T  # (cases, decisions)
+            own: dict[str, list[float]] = {"contradicts": [], "related": []}
+            best_any: dict[str, list[float]] = {"contradicts": [], "related": [], "unrelated": []}
+            top_right = {"contradicts": 0, "related": 0}
+            for (label, ident, _, _), row in zip(all_cases, scores, strict=True):
+                if label in ("contradicts", "related"):
+                    own[label].append(float(row[ids.index(ident)]))
+                    top_right[label] += int(ids[int(np.argmax(row))] == ident)
+                if label in best_any:
+                    best_any[label].append(float(row.max()))
+            table = {}
+            for t in THRESHOLDS:
+                table[str(t)] = {
+                    label: sum(1 for v in best_any[label] if v >= t) for label in best_any
+                }
+            report[name] = {
+                "own_decision": {k: quantiles(v) for k, v in own.items()},
+                "best_any_decision": {k: quantiles(v) for k, v in best_any.items()},
+                "top_hit_is_own_decision": top_right,
+                "would_warn_at": table,
+            }
+        worst = []
+        stmt = vectors @ reps["statement"].T
+        for (label, ident, _tool, _), row, summary in zip(all_cases, stmt, summaries, strict=True):
+            j = int(np.argmax(row))
+            worst.append(
+                {
+                    "label": label,
+                    "own": ident,
+                    "top": ids[j],
+                    "score": round(float(row[j]), 3),
+                    "summary": summary[:80],
+                }
+            )
+        report["statement_cases"] = sorted(worst, key=lambda r: -r["score"])
+        print(json.dumps(report, indent=1))
+        index.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
