@@ -15,6 +15,7 @@ import inference
 from desktop.cli import (
     exits,
     hooks_cmd,
+    memory_cmd,
     models_cmd,
     review_cmd,
     scan_cmd,
@@ -28,7 +29,16 @@ Handler = Callable[[argparse.Namespace], int]
 
 #: Each module has ``register(subparsers)``, which adds its subcommands and sets
 #: ``handler`` (a function of the parsed arguments returning an exit code).
-COMMANDS = [models_cmd, vault_cmd, scan_cmd, review_cmd, tx_cmd, serve_cmd, hooks_cmd]
+COMMANDS = [
+    models_cmd,
+    vault_cmd,
+    scan_cmd,
+    review_cmd,
+    tx_cmd,
+    serve_cmd,
+    hooks_cmd,
+    memory_cmd,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

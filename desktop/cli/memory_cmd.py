@@ -1,0 +1,215 @@
+"""``antinomy capture import``, ``consolidate``, ``recall``, ``memory pending|rejected``.
+
+``consolidate`` exit codes (stable for scripts; unlike a zero exit that hides
+failures, each outcome has its own):
+
+====  =================  ==============================================
+0     ok                 facts were written to subject pages
+3     nothing            no pending input
+4     empty              input consumed, no fact accepted (see rejected)
+65    json_failure       the model's answer was unreadable; input stays pending
+75    already_running    another consolidation holds the lock
+130   stopped            interrupted; finished steps are kept
+====  =================  ==============================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from desktop.cli import exits
+from desktop.cli.output import print_json, progress
+from desktop.cli.vault_cmd import add_vault_option, vault_path
+from desktop.flows.memory import (
+    consolidate,
+    import_transcript,
+    pending_batches,
+    recall,
+    rejected_fragments,
+    requeue_fragment,
+)
+from desktop.flows.memory.lazy import LazyGenerator, load_embedder
+
+NOTHING = 3
+EMPTY = 4
+CONSOLIDATE_EXITS = {
+    "ok": exits.OK,
+    "nothing": NOTHING,
+    "empty": EMPTY,
+    "json_failure": exits.DATA_ERROR,
+    "already_running": exits.TEMP_FAILURE,
+    "stopped": exits.INTERRUPTED,
+}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("capture", help="capture conversations into memory")
+    capture_sub = p.add_subparsers(dest="capture_command", metavar="ACTION", required=True)
+    q = capture_sub.add_parser(
+        "import",
+        help="import a Claude Code transcript (.jsonl)",
+        description="Capture the user and assistant turns of a Claude Code JSONL transcript "
+        "(tool calls, tool results and subagent turns are skipped; secrets are masked). "
+        "Exit codes: 0 imported, 65 not a transcript.",
+    )
+    add_vault_option(q)
+    q.add_argument("file", help="the transcript file")
+    q.add_argument("--json", action="store_true", help="machine-readable report")
+    q.set_defaults(handler=run_import)
+
+    p = sub.add_parser(
+        "consolidate",
+        help="turn pending conversation batches into cited subject pages",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_vault_option(p)
+    p.add_argument("--force", action="store_true", help="close today's open batch first")
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--llm", metavar="GGUF", help="the model file (default: the shipped one)")
+    p.set_defaults(handler=run_consolidate)
+
+    p = sub.add_parser(
+        "recall",
+        help="what memory holds about a query (subject summaries and cited facts)",
+        description="Rank subject summaries and facts by meaning. Exit codes: 0 (even when "
+        "nothing matches), 1 bad query, 69 embedder unavailable.",
+    )
+    add_vault_option(p)
+    p.add_argument("query", help="what to recall")
+    p.add_argument("-k", type=int, default=5, help="how many facts (default 5)")
+    p.add_argument("--json", action="store_true", help="machine-readable results")
+    p.set_defaults(handler=run_recall)
+
+    p = sub.add_parser("memory", help="memory state: pending batches, rejected fragments")
+    mem = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    q = mem.add_parser("pending", help="batches with lines not yet consolidated")
+    add_vault_option(q)
+    q.add_argument("--json", action="store_true", help="machine-readable list")
+    q.set_defaults(handler=run_pending)
+    q = mem.add_parser(
+        "rejected",
+        help="fragments the citation control rejected, with reasons; --requeue ID to retry one",
+    )
+    add_vault_option(q)
+    q.add_argument("--requeue", metavar="ID", help="re-queue this fragment for the next run")
+    q.add_argument("--json", action="store_true", help="machine-readable list")
+    q.set_defaults(handler=run_rejected)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from desktop.flows.memory.errors import TranscriptInvalid
+
+    try:
+        report = import_transcript(vault_path(args), args.file)
+    except TranscriptInvalid as exc:
+        print(f"antinomy: {exc}", file=sys.stderr)
+        return exits.DATA_ERROR
+    if args.json:
+        print_json(asdict(report))
+        return exits.OK
+    print(
+        f"imported {report.turns_captured} turns ({report.lines_written} lines) from "
+        f"{report.path}; skipped {report.turns_skipped} (tool noise, subagents, blank); "
+        f"{report.secrets_masked} secrets masked; {report.withdrawn_turns} withdrawals"
+    )
+    if report.bad_records:
+        print(f"  {report.bad_records} unreadable lines ignored", file=sys.stderr)
+    return exits.OK
+
+
+def run_consolidate(args: argparse.Namespace) -> int:
+    engine = LazyGenerator(args.llm)
+    try:
+        report = consolidate(
+            vault_path(args),
+            engine,
+            force=args.force,
+            progress=lambda done, total, what: progress(f"[{done}/{total}] {what}"),
+        )
+    finally:
+        engine.close()
+    code = CONSOLIDATE_EXITS[report.status]
+    if args.json:
+        print_json(report.to_json())
+        return code
+    print(f"status: {report.status}" + (f" — {report.message}" if report.message else ""))
+    if report.steps:
+        print(
+            f"  {report.lines_read} lines read in {report.steps} step(s), "
+            f"{len(report.accepted)} facts accepted, {len(report.rejected)} rejected, "
+            f"{report.duplicates} already known, {report.lines_pending} lines still pending "
+            f"({report.seconds:.1f} s)"
+        )
+    for fact in report.accepted:
+        print(f"  + {fact.subject} / {fact.section}: {fact.text} [{', '.join(fact.citations)}]")
+        if fact.date_stripped:
+            print(f"      date {fact.date_stripped} stripped: not named in the cited lines")
+    for frag in report.rejected:
+        print(f"  - {frag.fragment_id} {frag.reason}: {frag.text!r} ({frag.detail})")
+    if report.rejected:
+        print("  re-queue one with: antinomy memory rejected --requeue ID")
+    return code
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    embedder = load_embedder()
+    try:
+        result = recall(vault_path(args), args.query, embedder=embedder, k=args.k)
+    finally:
+        embedder.close()
+    if args.json:
+        print_json(asdict(result))
+        return exits.OK
+    if not result.subjects and not result.facts:
+        print("memory holds nothing yet (run `antinomy consolidate`).", file=sys.stderr)
+        return exits.OK
+    for hit in result.subjects:
+        print(f"{hit.subject} ({hit.score:.2f}) — {hit.page}\n  {hit.text}")
+    for hit in result.facts:
+        when = f" ({hit.date})" if hit.date else ""
+        print(f"- [{hit.subject}] {hit.text}{when}  {', '.join(hit.citations)}  ({hit.score:.2f})")
+    return exits.OK
+
+
+def run_pending(args: argparse.Namespace) -> int:
+    batches = pending_batches(vault_path(args))
+    if args.json:
+        print_json([asdict(b) for b in batches])
+        return exits.OK
+    if not batches:
+        print("no pending batches.")
+    for b in batches:
+        state = f"closed ({b.close_reason})" if b.closed else "open"
+        print(
+            f"{b.batch_id}: {b.pending_lines}/{b.lines} lines pending, "
+            f"{b.withdrawn_lines} withdrawn, {state} — {b.path}"
+        )
+    return exits.OK
+
+
+def run_rejected(args: argparse.Namespace) -> int:
+    vault = vault_path(args)
+    if args.requeue:
+        frag = requeue_fragment(vault, args.requeue)
+        print(
+            f"re-queued {frag.fragment_id}: the next `antinomy consolidate` reads its lines again"
+        )
+        return exits.OK
+    rows: list[dict[str, Any]] = [
+        asdict(f) | {"state": state} for f, state in rejected_fragments(vault)
+    ]
+    if args.json:
+        print_json(rows)
+        return exits.OK
+    if not rows:
+        print("no rejected fragments.")
+    for row in rows:
+        print(
+            f"{row['fragment_id']} [{row['state']}] {row['reason']}: {row['subject']} — "
+            f"{row['text']!r} ({row['detail']}; from {row['source']})"
+        )
+    return exits.OK

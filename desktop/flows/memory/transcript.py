@@ -1,0 +1,125 @@
+"""Import of Claude Code transcript files (``~/.claude/projects/…/<session>.jsonl``).
+
+Each JSONL record with ``type`` ``user`` or ``assistant`` carries a
+``message`` whose ``content`` is a string or a list of blocks. Kept: text
+blocks of the primary conversation. Skipped as tool noise: ``tool_use``,
+``tool_result``, ``thinking`` and image blocks, sidechain (subagent) records,
+meta records, and the CLI's own wrappers (``<command-name>``,
+``<local-command-stdout>``, ``<system-reminder>`` …). Every kept turn goes
+through :func:`capture_turn`, so masking and withdrawal apply as for live turns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from desktop.flows.memory.capture import capture_turn
+from desktop.flows.memory.errors import TranscriptInvalid
+
+_NOISE = re.compile(
+    r"^\s*<(command-name|command-message|command-args|local-command-stdout|"
+    r"local-command-stderr|system-reminder|user-prompt-submit-hook|bash-input|bash-stdout|"
+    r"bash-stderr)>",
+)
+_SESSION_SAFE = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    path: str
+    turns_captured: int
+    turns_skipped: int
+    lines_written: int
+    secrets_masked: int
+    withdrawn_turns: int
+    bad_records: int
+
+
+def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
+    """Capture every user/assistant text turn of a Claude Code JSONL transcript."""
+    path = Path(file)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TranscriptInvalid(
+            f"No transcript at {path} — give the path of a .jsonl file."
+        ) from None
+    except UnicodeDecodeError:
+        raise TranscriptInvalid(
+            f"{path} is not UTF-8 text — is it a Claude Code transcript?"
+        ) from None
+    records: list[dict[str, Any]] = []
+    bad = 0
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+        else:
+            bad += 1
+    if not any(r.get("type") in ("user", "assistant") for r in records):
+        raise TranscriptInvalid(
+            f"{path} has no user or assistant messages ({bad} unreadable lines) — "
+            "give a Claude Code transcript (.jsonl, one JSON record per line)."
+        )
+    captured = skipped = lines = secrets = withdrawn = 0
+    fallback_session = _SESSION_SAFE.sub("-", path.stem)[:100] or "import"
+    for record in records:
+        turn = _turn(record)
+        if turn is None:
+            skipped += 1
+            continue
+        role, text, ts = turn
+        session = _SESSION_SAFE.sub("-", str(record.get("sessionId") or fallback_session))[:128]
+        result = capture_turn(vault, role=role, text=text, session_id=session, ts=ts)
+        if result.status == "skipped":
+            skipped += 1
+            continue
+        captured += 1
+        lines += len(result.line_ids)
+        secrets += result.secrets_masked
+        withdrawn += result.status == "withdrawn"
+    return ImportReport(str(path), captured, skipped, lines, secrets, withdrawn, bad)
+
+
+def _turn(record: dict[str, Any]) -> tuple[str, str, datetime | None] | None:
+    kind = record.get("type")
+    if kind not in ("user", "assistant") or record.get("isSidechain") or record.get("isMeta"):
+        return None
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        texts = [content]
+    elif isinstance(content, list):
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+    else:
+        return None
+    text = "\n".join(t for t in texts if not _NOISE.match(t)).strip()
+    if not text:
+        return None
+    return str(kind), text, _timestamp(record.get("timestamp"))
+
+
+def _timestamp(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
