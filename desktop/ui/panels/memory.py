@@ -348,7 +348,11 @@ class QtMemoryPanel(QWidget):
 
     def _finished(self, report: Report) -> None:
         self.progress.hide()
-        if not self.runner.running:
+        if self.runner.running:
+            pass  # a newer run is going: its own state line stays
+        elif report.status == "stopped":
+            self._stopped()
+        else:
             self.state.setText(f"Done: {STATUS_TEXT.get(report.status, report.status)}.")
         self.show_report(report.to_json())
         self._buttons()
