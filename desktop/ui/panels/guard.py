@@ -229,7 +229,17 @@ class QtGuardPanel(QWidget):
         self.endpoint.sig_endpoint_changed.connect(self.show_endpoint)
         self.endpoint.sig_guard_checked.connect(self.add_check)
         self._c.sig_vault_opened.connect(lambda _root: self.load_guard_settings())
-        self._c.sig_index_updated.connect(lambda _r: QTimer.singleShot(1500, self.show_endpoint))
+        # Timers are children: they die with the panel (a bare singleShot would call a
+        # deleted widget after the window closed).
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(1500)  # the guard re-reads the decisions meanwhile
+        self._later.timeout.connect(self.show_endpoint)
+        self._c.sig_index_updated.connect(lambda _r: self._later.start())
+        self._copied = QTimer(self)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(1500)
+        self._copied.timeout.connect(lambda: self.copy_token_button.setText("Copy token"))
         self._set_guard_editors_enabled(False)
         self.show_endpoint()
         for record in self.endpoint.guard_log.records():
@@ -275,7 +285,7 @@ class QtGuardPanel(QWidget):
             return
         QGuiApplication.clipboard().setText(token)
         self.copy_token_button.setText("Copied")
-        QTimer.singleShot(1500, lambda: self.copy_token_button.setText("Copy token"))
+        self._copied.start()
 
     # ------------------------------------------------------------------ guard settings
 
