@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.flows.memory import pending_batches, rejected_fragments
+from desktop.flows.memory import capture_turn, pending_batches, rejected_fragments
 from desktop.ui.panels.memory import QtMemoryPanel
 from desktop.ui.panels.preview import QtPreviewPanel
 from tests.memory_helpers import answer, fact, small_batch
@@ -59,7 +59,7 @@ def test_panel_lists_pending_batches_with_line_counts(
     assert panel.pending.topLevelItemCount() == 1
     item = panel.pending.topLevelItem(0)
     assert item is not None
-    assert [item.text(i) for i in range(5)] == ["2026-11-30", "closed (on demand)", "4", "4", "0"]
+    assert [item.text(i) for i in range(5)] == ["2026-11-30", "4", "4", "0", "closed (on demand)"]
     assert item.toolTip(0) == ".antinomy/raw/2026-11-30.tsv"
     assert panel.report_text.text() == "No consolidation yet."
     assert panel.rejected_count.text() == "No rejected fragment."
@@ -199,3 +199,24 @@ def test_stop_returns_to_idle_at_once_and_keeps_the_input_pending(
     assert panel.state.text().startswith("Stopped")
     saved = json.loads((memory_vault / ".antinomy/memory/last-report.json").read_text())
     assert saved["status"] == "stopped"
+
+
+def test_a_crash_mid_run_is_shown_and_finished_steps_are_listed(
+    qtbot, make_window, memory_vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    capture_turn(
+        memory_vault, role="user", text="Renew the passport before March.", session_id="s2"
+    )
+    window = make_window(fake_runtime([answer(LISBON), RuntimeError("the engine crashed")]))
+    panel = memory_panel(window)
+    listed(qtbot, panel)
+    assert panel.pending.topLevelItemCount() == 2
+    with qtbot.waitSignal(window.errors.sig_error_shown, timeout=15000) as shown:
+        panel.consolidate_button.click()
+    assert shown.args == ["Consolidating memory", "RuntimeError: the engine crashed"]
+    assert panel.state.text().startswith("Consolidation failed")
+    assert panel.consolidate_button.isEnabled() and not panel.stop_button.isEnabled()
+    # The first batch's step was written before the crash: the lists show it.
+    qtbot.waitUntil(lambda: panel.pages.count() == 1, timeout=5000)
+    assert panel.pending.topLevelItemCount() == 1
+    assert panel.pending.topLevelItem(0).text(0) != "2026-11-30"  # type: ignore[union-attr]

@@ -201,7 +201,7 @@ class QtGuardPanel(QWidget):
         self.log.setHeaderLabels(LOG_COLUMNS)
         self.log.setRootIsDecorated(False)
         self.log.setUniformRowHeights(True)
-        for column, width in enumerate([70, 70, 260, 60, 70]):
+        for column, width in enumerate([64, 56, 240, 52, 60]):
             self.log.setColumnWidth(column, width)
         self.log_count = QLabel()
         clear = QPushButton("Clear")
@@ -214,16 +214,14 @@ class QtGuardPanel(QWidget):
         lb.addWidget(self.log, 1)
         lb.addLayout(log_row)
 
-        left = QVBoxLayout()
-        left.addWidget(endpoint_box)
-        left.addWidget(guard_box)
-        left.addWidget(hooks_box)
-        left.addStretch(1)
-        left_widget = QWidget()
-        left_widget.setLayout(left)
-        left_widget.setMaximumWidth(460)
-        layout = QHBoxLayout(self)
-        layout.addWidget(left_widget)
+        # The central tab is narrow beside the Notes and Preview docks: settings in a row
+        # above, the log full width below.
+        top = QHBoxLayout()
+        top.addWidget(endpoint_box, 1)
+        top.addWidget(guard_box, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(hooks_box)
         layout.addWidget(log_box, 1)
 
         self.endpoint.sig_endpoint_changed.connect(self.show_endpoint)

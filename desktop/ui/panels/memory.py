@@ -171,9 +171,7 @@ class QtMemoryPanel(QWidget):
         top.addWidget(refresh)
 
         # -- pending batches and subject pages
-        self.pending = _tree(
-            ["Batch", "State", "Lines", "Pending", "Withdrawn"], [120, 120, 50, 60]
-        )
+        self.pending = _tree(["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70])
         self.pages = QListWidget()
         self.pages.itemActivated.connect(self._open_page)
         self.pages.itemClicked.connect(self._open_page)
@@ -182,11 +180,11 @@ class QtMemoryPanel(QWidget):
         self.report_text = QLabel("No consolidation yet.")
         self.report_text.setWordWrap(True)
         self.report_text.setTextFormat(Qt.TextFormat.RichText)
-        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [130, 90, 320, 150])
+        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130])
         self.accepted.itemActivated.connect(self._open_item)
         self.accepted.itemDoubleClicked.connect(self._open_item)
         self.rejected = _tree(
-            ["Reason", "Subject", "Fragment", "Detail", "State"], [130, 110, 260, 260]
+            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
         )
         self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
         self.requeue_button = QPushButton("Requeue")
@@ -210,7 +208,7 @@ class QtMemoryPanel(QWidget):
         self.query.returnPressed.connect(self.recall)
         self.recall_button = QPushButton("Recall")
         self.recall_button.clicked.connect(self.recall)
-        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [60, 120, 330, 160])
+        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 260, 130])
         self.results.itemActivated.connect(self._open_item)
         self.results.itemDoubleClicked.connect(self._open_item)
         query_row = QHBoxLayout()
@@ -239,7 +237,7 @@ class QtMemoryPanel(QWidget):
         body.addWidget(_box("Recall", recall_widget))
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 3)
-        body.setStretchFactor(2, 1)
+        body.setStretchFactor(2, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
@@ -286,10 +284,10 @@ class QtMemoryPanel(QWidget):
             if b.closed and b.close_reason:
                 state += f" ({b.close_reason})"
             item = QTreeWidgetItem(
-                [b.batch_id, state, str(b.lines), str(b.pending_lines), str(b.withdrawn_lines)]
+                [b.batch_id, str(b.lines), str(b.pending_lines), str(b.withdrawn_lines), state]
             )
             item.setToolTip(0, b.path)
-            for column in (2, 3, 4):
+            for column in (1, 2, 3):
                 item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
             self.pending.addTopLevelItem(item)
         self.pages.clear()
@@ -342,9 +340,11 @@ class QtMemoryPanel(QWidget):
 
     def _failed(self, message: str) -> None:
         self.progress.hide()
-        self.state.setText("Consolidation failed.")
+        self.state.setText("Consolidation failed — see Problems; finished steps were kept.")
         self._c.sig_error.emit("Consolidating memory", message)
         self._buttons()
+        # Steps finished before the failure are real writes: show them.
+        self._c.sig_history_changed.emit()
 
     def _finished(self, report: Report) -> None:
         self.progress.hide()
@@ -458,8 +458,9 @@ class QtMemoryPanel(QWidget):
         self.results.clear()
         for hit in (*result.subjects, *result.facts):
             text = hit.text + (f" ({hit.date})" if hit.date else "")
+            kind = "subject" if hit.kind == "summary" else hit.kind
             item = QTreeWidgetItem(
-                [hit.kind, hit.subject, text, ", ".join(hit.citations), f"{hit.score:.2f}"]
+                [kind, hit.subject, text, ", ".join(hit.citations), f"{hit.score:.2f}"]
             )
             item.setData(0, PATH_ROLE, hit.page)
             item.setToolTip(2, text)
