@@ -201,7 +201,7 @@ class QtGuardPanel(QWidget):
         self.log.setHeaderLabels(LOG_COLUMNS)
         self.log.setRootIsDecorated(False)
         self.log.setUniformRowHeights(True)
-        for column, width in enumerate([64, 56, 240, 52, 60]):
+        for column, width in enumerate([76, 56, 240, 56, 64]):
             self.log.setColumnWidth(column, width)
         self.log_count = QLabel()
         clear = QPushButton("Clear")

@@ -35,7 +35,10 @@ class HooksStatus:
         lines = []
         for f in self.files:
             n = len(f.entries)
-            lines.append(f"{f.agent}: {f.path} — {n or 'no'} Antinomy hook(s)")
+            where = (
+                f.path.relative_to(self.project) if f.path.is_relative_to(self.project) else f.path
+            )
+            lines.append(f"{f.agent}: {where} — {n or 'no'} Antinomy hook(s)")
             for event, matcher, _command in f.entries:
                 lines.append(f"    {event}" + (f" [{matcher}]" if matcher else ""))
         if self.guard is None:

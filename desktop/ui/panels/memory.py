@@ -45,6 +45,7 @@ from desktop.flows.memory import (
     requeue_fragment,
     subject_pages,
 )
+from desktop.flows.memory.endpoint import MIN_SCORE
 from desktop.flows.memory.pages import SubjectPage
 from desktop.ui.context import AppContext
 from desktop.ui.panels import PanelSpec
@@ -208,7 +209,7 @@ class QtMemoryPanel(QWidget):
         self.query.returnPressed.connect(self.recall)
         self.recall_button = QPushButton("Recall")
         self.recall_button.clicked.connect(self.recall)
-        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 260, 130])
+        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120])
         self.results.itemActivated.connect(self._open_item)
         self.results.itemDoubleClicked.connect(self._open_item)
         query_row = QHBoxLayout()
@@ -221,8 +222,10 @@ class QtMemoryPanel(QWidget):
         qw.addWidget(self.results, 1)
 
         lists = QSplitter(Qt.Orientation.Horizontal)
-        lists.addWidget(_box("Pending batches", self.pending))
-        lists.addWidget(_box("Subject pages", self.pages))
+        self.pending_box = _box("Pending batches", self.pending)
+        self.pages_box = _box("Subject pages", self.pages)
+        lists.addWidget(self.pending_box)
+        lists.addWidget(self.pages_box)
         report_box = QGroupBox("Last consolidation")
         rb = QVBoxLayout(report_box)
         rb.setContentsMargins(6, 6, 6, 6)
@@ -235,9 +238,7 @@ class QtMemoryPanel(QWidget):
         body.addWidget(lists)
         body.addWidget(report_box)
         body.addWidget(_box("Recall", recall_widget))
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 3)
-        body.setStretchFactor(2, 2)
+        body.setSizes([150, 380, 260])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
@@ -290,6 +291,8 @@ class QtMemoryPanel(QWidget):
             for column in (1, 2, 3):
                 item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
             self.pending.addTopLevelItem(item)
+        self.pending_box.setTitle(f"Pending batches ({len(listing.pending)})")
+        self.pages_box.setTitle(f"Subject pages ({len(listing.pages)})")
         self.pages.clear()
         for page in listing.pages:
             item_p = QListWidgetItem(f"{page.name}  ({len(page.facts)} fact(s))")
@@ -464,7 +467,10 @@ class QtMemoryPanel(QWidget):
             )
             item.setData(0, PATH_ROLE, hit.page)
             item.setToolTip(2, text)
-            item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight)
+            if hit.score < MIN_SCORE:  # what an assistant's recall would leave out
+                for column in range(5):
+                    item.setForeground(column, self.palette().placeholderText())
+                item.setToolTip(4, f"under {MIN_SCORE}: not offered to assistants")
             self.results.addTopLevelItem(item)
         if not result.subjects and not result.facts:
             self.results.addTopLevelItem(QTreeWidgetItem(["", "", "Nothing in memory yet."]))
