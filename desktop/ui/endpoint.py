@@ -59,12 +59,14 @@ class AppEndpoint(QObject):
         self._live: EndpointHandle | None = None  # touched only on the pool's worker
         self._target: tuple[Runtime, Path] | None = None
         self._request = 0
+        self._port_tried: int | None = None
         self._closed = False
         controller.closers.append(self.close)
         controller.sig_runtime_changed.connect(self._follow)
         controller.sig_vault_opened.connect(lambda _root: self._follow())
         controller.sig_index_updated.connect(lambda _report: self._index_updated())
         controller.sig_notes_changed.connect(lambda _paths: self._refresh_guard())
+        controller.sig_settings_changed.connect(lambda _s: self._port_changed())
         self._follow()
 
     # ------------------------------------------------------------------ what the GUI reads
@@ -139,6 +141,7 @@ class AppEndpoint(QObject):
         self._target = want
         runtime, root = want
         port = self._c.settings.endpoint.port
+        self._port_tried = port
         self._request += 1
         request = self._request
         self.handle = None
@@ -159,6 +162,13 @@ class AppEndpoint(QObject):
                 self._set("up", None)
 
         self._c.spawn(go(), what="Starting the endpoint")
+
+    def _port_changed(self) -> None:
+        """The settings name another port: move there (settings are saved often: compare)."""
+        if self._closed or self.state not in ("up", "failed"):
+            return
+        if self._c.settings.endpoint.port != self._port_tried:
+            self.start()
 
     def stop(self) -> None:
         """Stop serving (a hook then allows every tool call); returns at once."""

@@ -234,3 +234,19 @@ def test_copy_token_puts_the_bearer_token_on_the_clipboard(qtbot, make_window, p
     panel.copy_token_button.click()
     assert QGuiApplication.clipboard().text() == load_or_create_token()
     assert panel.copy_token_button.text() == "Copied"
+
+
+def test_a_new_port_in_the_settings_moves_the_endpoint(qtbot, make_window, port: int) -> None:  # type: ignore[no-untyped-def]
+    window = make_window()
+    panel = guard_panel(window)
+    wait_up(qtbot, panel)
+    other = free_port()
+    c = window.controller
+    c.update_settings(replace(c.settings, endpoint=EndpointSettings(port=other)))
+    qtbot.waitUntil(
+        lambda: panel.endpoint.state == "up" and panel.endpoint.port == other, timeout=15000
+    )
+    assert window.status.endpoint.text() == f"endpoint: up :{other}"
+    assert _listening(other) and not _listening(port)
+    c.update_settings(replace(c.settings, recent_vaults=c.settings.recent_vaults))  # no restart
+    assert panel.endpoint.state == "up"
