@@ -34,9 +34,12 @@ def build_window(
     make_runtime: RuntimeFactory = default_runtime,
     log_handler: QtLogHandler | None = None,
     use_tray: bool | None = None,
+    owns_runtime: bool = True,
 ) -> MainWindow:
     """The main window over a new controller (not started yet: call ``window.controller.start``)."""
-    controller = AppController(loop=loop, runtime=runtime, make_runtime=make_runtime)
+    controller = AppController(
+        loop=loop, runtime=runtime, make_runtime=make_runtime, owns_runtime=owns_runtime
+    )
     return MainWindow(controller, log_handler=log_handler or QtLogHandler(), use_tray=use_tray)
 
 

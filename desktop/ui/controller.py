@@ -71,6 +71,7 @@ class AppController(QObject):
         runtime: Runtime | None = None,
         make_runtime: RuntimeFactory = default_runtime,
         settings: Settings | None = None,
+        owns_runtime: bool = True,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -84,6 +85,8 @@ class AppController(QObject):
                 settings = Settings()
         self.settings = settings
         self._make_runtime = make_runtime
+        #: False when the runtime is shared with its creator, who closes it.
+        self.owns_runtime = owns_runtime or runtime is None
         self.runtime = runtime if runtime is not None else make_runtime(settings)
         self.root: Path | None = None
         self.index: VaultIndex | None = None
@@ -304,7 +307,8 @@ class AppController(QObject):
             task.cancel()
         for closer in self.closers:
             closer()
-        self.runtime.close()
+        if self.owns_runtime:
+            self.runtime.close()
         for pool in (self.read_pool, self.write_pool, self.index_pool):
             pool.shutdown(wait=True, cancel_futures=True)
         if self.index is not None:

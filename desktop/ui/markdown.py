@@ -43,7 +43,8 @@ def note_markdown(path: str, data: bytes) -> str:
     except Exception as exc:  # a skipped note still previews as text
         text = data.decode("utf-8", errors="replace")
         return f"*This note is not indexed: {exc}*\n\n```\n{text[:20000]}\n```\n"
-    lines = [f"# {note.title}", "", f"`{path}`", ""]
+    starts_with_title = note.body.lstrip().startswith("# ")
+    lines = [] if starts_with_title else [f"# {note.title}", ""]
     for key, value in note.frontmatter.items():
         if key == "title":
             continue
@@ -53,4 +54,5 @@ def note_markdown(path: str, data: bytes) -> str:
         lines.append("---")
         lines.append("")
     lines.append(wikilinks_to_markdown(note.body))
+    lines += ["", f"`{path}`"]
     return "\n".join(lines)

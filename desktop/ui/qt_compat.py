@@ -43,7 +43,10 @@ def protect_bools() -> bool:
     global _protected
     if _protected or sys.version_info >= (3, 12) or not emit_steals_true():
         return False
-    refcount = ctypes.c_ssize_t.from_address(id(True))
-    refcount.value += _TOP_UP
+    # The same build also drops references to None and False on some return
+    # paths (seen as ``none_dealloc`` at exit): protect all three singletons.
+    for singleton in (True, False, None):
+        refcount = ctypes.c_ssize_t.from_address(id(singleton))
+        refcount.value += _TOP_UP
     _protected = True
     return True
