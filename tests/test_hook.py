@@ -53,7 +53,7 @@ def run_hook(
 
 
 def write_token(value: str = TOKEN) -> None:
-    folder = config_dir()
+    folder = Path(config_dir())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "endpoint-token").write_text(value + "\n")
 
@@ -107,10 +107,10 @@ def test_summaries_of_each_tool() -> None:
 
 
 def test_hook_config_dir_matches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert config_dir() == paths.config_dir()
+    assert Path(config_dir()) == paths.config_dir()
     monkeypatch.delenv("ANTINOMY_HOME")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    assert config_dir() == paths.config_dir() == tmp_path / "xdg" / "antinomy"
+    assert Path(config_dir()) == paths.config_dir() == tmp_path / "xdg" / "antinomy"
 
 
 def test_the_hook_module_imports_only_the_standard_library() -> None:
@@ -382,7 +382,7 @@ def test_sessionstart_leaves_a_running_endpoint_alone(hook_env: EndpointHandle) 
         ["sessionstart", *SLACK], payload("claude_sessionstart"), port=hook_env.port
     )
     assert (rc, out, err) == (0, "", "")
-    assert not (config_dir() / "serve-starting").exists()
+    assert not (Path(config_dir()) / "serve-starting").exists()
 
 
 def test_sessionstart_starts_the_endpoint_when_it_is_down(tmp_path: Path) -> None:
@@ -398,7 +398,7 @@ def test_sessionstart_starts_the_endpoint_when_it_is_down(tmp_path: Path) -> Non
     )
     assert rc == 0 and out == ""
     assert f"starting `antinomy serve` on port {port}" in err
-    info_file = config_dir() / "endpoint.json"
+    info_file = Path(config_dir()) / "endpoint.json"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not info_file.exists():
         time.sleep(0.1)

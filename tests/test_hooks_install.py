@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ def test_install_merges_and_keeps_everything_else(
     assert pre[1]["matcher"] == "Write|Edit|MultiEdit|Bash"
     ours = shlex.split(pre[1]["hooks"][0]["command"])
     assert ours[-3:] == ["pretooluse", "--mode", "ask"]
-    assert any("antinomy-hook" in part or "desktop.service.hook" in part for part in ours)
+    assert ours[:2] == [sys.executable, "-S"] and ours[2].endswith("hook.py")
     assert "sessionstart" in commands(claude, "SessionStart")[0]
     assert "userpromptsubmit" in commands(claude, "UserPromptSubmit")[0]
     backup = project / ".claude" / "settings.json.antinomy-backup"

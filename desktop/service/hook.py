@@ -32,8 +32,11 @@ import os
 import socket
 import sys
 import time
-from pathlib import Path
-from typing import Any
+
+# No pathlib, no typing: each costs milliseconds of start-up on every tool call.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The hook's whole budget; the endpoint answers well inside it when warm.
 BUDGET_MS = 300
@@ -52,18 +55,23 @@ class HookFailure(Exception):
 # ---------------------------------------------------------------- where things are
 
 
-def config_dir() -> Path:
+def config_dir() -> str:
     """The same folder as ``inference.paths.config_dir()`` (platformdirs), without importing it."""
+    join, home_dir = os.path.join, os.path.expanduser("~")
     home = os.environ.get("ANTINOMY_HOME")
     if home:
-        return Path(home).expanduser() / "config"
+        return join(os.path.expanduser(home), "config")
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "antinomy" / "antinomy"
+        base = os.environ.get("LOCALAPPDATA") or join(home_dir, "AppData", "Local")
+        return join(base, "antinomy", "antinomy")
     if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "antinomy"
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or str(Path.home() / ".config")
-    return Path(base) / "antinomy"
+        return join(home_dir, "Library", "Application Support", "antinomy")
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or join(home_dir, ".config")
+    return join(base, "antinomy")
+
+
+def _config_file(name: str) -> str:
+    return os.path.join(config_dir(), name)
 
 
 def endpoint_port(explicit: int | None = None) -> int:
@@ -73,16 +81,18 @@ def endpoint_port(explicit: int | None = None) -> int:
     if env and env.isdigit():
         return int(env)
     try:
-        info = json.loads((config_dir() / "endpoint.json").read_text(encoding="utf-8"))
+        with open(_config_file("endpoint.json"), encoding="utf-8") as f:
+            info = json.load(f)
         return int(info["port"])
     except (OSError, ValueError, KeyError, TypeError):
         return DEFAULT_PORT
 
 
 def read_token() -> str:
-    path = config_dir() / "endpoint-token"
+    path = _config_file("endpoint-token")
     try:
-        token = path.read_text(encoding="utf-8").strip()
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
     except OSError:
         raise HookFailure(
             f"no endpoint token at {path} — run `antinomy serve` once; tool allowed"
@@ -341,20 +351,21 @@ def sessionstart(opts: dict[str, Any], deadline: float) -> str | None:
             return None
     except (OSError, HookFailure):
         pass
-    lock = config_dir() / "serve-starting"
+    lock = _config_file("serve-starting")
     try:
-        if time.time() - lock.stat().st_mtime < 30:
+        if time.time() - os.stat(lock).st_mtime < 30:
             return None  # another session is starting it right now
     except OSError:
         pass
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    lock.write_text(str(os.getpid()), encoding="utf-8")
+    os.makedirs(config_dir(), exist_ok=True)
+    with open(lock, "w", encoding="utf-8") as f:
+        f.write(str(os.getpid()))
     command = [sys.executable, "-m", "desktop.cli.main", "serve", "--port", str(port)]
     if opts.get("vault"):
         command += ["--vault", opts["vault"]]
     import subprocess  # only here: the hot path (pretooluse) never pays for it
 
-    log = open(config_dir() / "serve.log", "ab")  # noqa: SIM115 - handed to the child
+    log = open(_config_file("serve.log"), "ab")  # noqa: SIM115 - handed to the child
     try:
         subprocess.Popen(
             command,
