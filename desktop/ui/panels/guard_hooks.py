@@ -1,5 +1,5 @@
 """The Guard panel's hook actions, Qt-free: what ``antinomy hooks install|uninstall|status``
-does for one project folder, with the same code (desktop.cli.hooks_cmd).
+does for one project folder, with the same code (desktop.service.hook_install).
 
 Each function blocks on a few small file reads/writes: call it on a worker.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.cli import hooks_cmd
 from desktop.flows.guard import ProjectSetting, load_projects, set_project
+from desktop.service import hook_install
 from desktop.service.server import DEFAULT_PORT
 
 AGENTS = ("both", "claude", "codex")
@@ -52,7 +52,7 @@ class HooksStatus:
 def _folder(project: Path) -> Path:
     folder = Path(project).expanduser().resolve()
     if not folder.is_dir():
-        raise hooks_cmd.HooksError(
+        raise hook_install.HooksError(
             f"The project folder {folder} does not exist — choose an existing folder."
         )
     return folder
@@ -64,9 +64,9 @@ def hooks_status(project: Path, *, agent: str = "both") -> HooksStatus:
         HookFile(
             t.agent,
             t.path,
-            tuple((e["event"], e["matcher"], e["command"]) for e in hooks_cmd.installed(t)),
+            tuple((e["event"], e["matcher"], e["command"]) for e in hook_install.installed(t)),
         )
-        for t in hooks_cmd.targets(project=folder, user=False, agent=agent)
+        for t in hook_install.targets(project=folder, user=False, agent=agent)
     )
     return HooksStatus(folder, files, load_projects().get(str(folder)))
 
@@ -80,8 +80,8 @@ def install_hooks(
     vault's guard settings) keeps applying; ``--port`` only when not the default.
     """
     folder = _folder(project)
-    for target in hooks_cmd.targets(project=folder, user=False, agent=agent):
-        hooks_cmd.install(
+    for target in hook_install.targets(project=folder, user=False, agent=agent):
+        hook_install.install(
             target, mode=None, vault=vault, port=None if port == DEFAULT_PORT else port
         )
     set_project(folder, enabled=True, mode=None)
@@ -91,8 +91,8 @@ def install_hooks(
 def uninstall_hooks(project: Path, *, agent: str = "both") -> HooksStatus:
     """Remove only our entries; forget the folder's guard entry."""
     folder = _folder(project)
-    for target in hooks_cmd.targets(project=folder, user=False, agent=agent):
-        hooks_cmd.uninstall(target)
+    for target in hook_install.targets(project=folder, user=False, agent=agent):
+        hook_install.uninstall(target)
     if str(folder) in load_projects():
         set_project(folder, enabled=None)
     return hooks_status(folder, agent=agent)
