@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -250,3 +251,45 @@ def test_a_new_port_in_the_settings_moves_the_endpoint(qtbot, make_window, port:
     assert _listening(other) and not _listening(port)
     c.update_settings(replace(c.settings, recent_vaults=c.settings.recent_vaults))  # no restart
     assert panel.endpoint.state == "up"
+
+
+@pytest.mark.model
+def test_real_models_the_hook_client_reaches_the_app_and_the_log_shows_it(
+    qtbot, qloop, vault: Path, runtime, port: int
+) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    from desktop.ui.app import build_window
+
+    window = build_window(loop=qloop, runtime=runtime, use_tray=False, owns_runtime=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.controller.start(vault)
+    panel = guard_panel(window)
+    qtbot.waitUntil(lambda: panel.endpoint.state in ("up", "failed"), timeout=180000)
+    assert panel.endpoint.state == "up", panel.endpoint.problem
+    qtbot.waitUntil(lambda: panel.enabled.isEnabled(), timeout=10000)
+    with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000):
+        panel.enabled.setChecked(True)
+    service = panel.endpoint.handle.guard if panel.endpoint.handle else None
+    assert service is not None
+    qtbot.waitUntil(service.ready.is_set, timeout=60000)
+    data = Path(__file__).parent.parent / "data" / "hooks" / "claude_bash_contradicts.json"
+    payload = json.loads(data.read_text()) | {"session_id": f"gui-{time.time_ns()}"}
+    # The real hook client, as an agent runs it: it finds the app's port in endpoint.json.
+    with qtbot.waitSignal(panel.sig_guard_check_shown, timeout=30000) as shown:
+        proc = subprocess.run(
+            [sys.executable, "-m", "desktop.service.hook", "pretooluse", "--budget-ms", "10000"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "ADR-0012" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    record = shown.args[0]
+    assert record.verdict == "warn" and record.decision_id == "ADR-0012"
+    top = panel.log.topLevelItem(0)
+    assert top is not None and top.text(2) == "Billing ledger in SQLite" and top.text(4) == "warn"
+    window.close()

@@ -220,3 +220,40 @@ def test_a_crash_mid_run_is_shown_and_finished_steps_are_listed(
     qtbot.waitUntil(lambda: panel.pages.count() == 1, timeout=5000)
     assert panel.pending.topLevelItemCount() == 1
     assert panel.pending.topLevelItem(0).text(0) != "2026-11-30"  # type: ignore[union-attr]
+
+
+@pytest.mark.model
+def test_real_models_consolidate_and_recall_from_the_panel(
+    qtbot, qloop, memory_vault: Path, runtime
+) -> None:  # type: ignore[no-untyped-def]
+    from desktop.ui.app import build_window
+
+    window = build_window(loop=qloop, runtime=runtime, use_tray=False, owns_runtime=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.controller.start(memory_vault)
+    panel = memory_panel(window)
+    qtbot.waitUntil(lambda: window.controller.semantic_ready(), timeout=120000)
+    listed(qtbot, panel)
+    t0 = time.perf_counter()
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=600000) as shown:
+        panel.consolidate_button.click()
+    seconds = time.perf_counter() - t0
+    report = shown.args[0]
+    print(
+        f"\nreal consolidation from the panel: {report['status']}, {seconds:.1f} s, "
+        f"{len(report['accepted'])} accepted, {len(report['rejected'])} rejected"
+    )
+    assert report["status"] in ("ok", "empty", "json_failure")
+    assert panel.accepted.topLevelItemCount() == len(report["accepted"])
+    if report["status"] == "json_failure":
+        return  # the input stays pending: shown, nothing lost
+    qtbot.waitUntil(lambda: panel.pending.topLevelItemCount() == 0, timeout=10000)
+    if report["accepted"]:
+        qtbot.waitUntil(lambda: panel.pages.count() >= 1, timeout=10000)
+        panel.query.setText(report["accepted"][0]["text"])
+        with qtbot.waitSignal(panel.sig_recall_shown, timeout=60000) as recalled:
+            panel.recall_button.click()
+        assert recalled.args[0].facts
+        assert recalled.args[0].facts[0].text == report["accepted"][0]["text"]
+    window.close()
