@@ -293,3 +293,30 @@ def test_real_models_the_hook_client_reaches_the_app_and_the_log_shows_it(
     top = panel.log.topLevelItem(0)
     assert top is not None and top.text(2) == "Billing ledger in SQLite" and top.text(4) == "warn"
     window.close()
+
+
+def test_checks_are_answered_while_the_gui_thread_is_busy(qtbot, make_window, port: int) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    window = make_window()
+    panel = guard_panel(window)
+    wait_up(qtbot, panel)
+    answered: list[tuple[int, float]] = []
+
+    def client() -> None:
+        for _ in range(5):
+            t0 = time.perf_counter()
+            status, _body = check(port, FRIDAY)
+            answered.append((status, time.perf_counter() - t0))
+
+    thread = threading.Thread(target=client)
+    busy_until = time.perf_counter() + 1.5
+    thread.start()
+    while time.perf_counter() < busy_until:  # the GUI thread does not return to its loop
+        pass
+    done_while_busy = len(answered)
+    thread.join(10)
+    assert done_while_busy == 5, answered
+    assert all(status == 200 for status, _s in answered)
+    # The live log catches up once the GUI thread is free again.
+    qtbot.waitUntil(lambda: panel.log.topLevelItemCount() == 5, timeout=5000)
