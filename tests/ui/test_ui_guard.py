@@ -151,6 +151,10 @@ def test_port_taken_is_shown_not_raised_and_start_retries(
     panel = guard_panel(window)
     qtbot.waitUntil(lambda: panel.endpoint.state == "failed", timeout=15000)
     assert f"Port {taken} on 127.0.0.1 is in use" in panel.endpoint_state.text()
+    assert (
+        "change the port in File ▸ Settings ▸ Guard, then <b>Start</b>"
+        in panel.endpoint_state.text()
+    )
     assert "antinomy serve" in panel.endpoint_state.text()
     assert window.status.endpoint.text() == f"endpoint: down (port {taken} unavailable)"
     assert "in use" in window.status.endpoint.toolTip()

@@ -10,6 +10,7 @@ shows it and offers Start/Stop. Guard settings are the vault's own
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -253,9 +254,12 @@ class QtGuardPanel(QWidget):
         elif e.state == "starting":
             text = "Starting…"
         elif e.state == "failed":
-            text = f"<b>Down</b> — {e.problem}"
+            text = (
+                f"<b>Down</b> — {html.escape(e.problem or '')}<br>In the app: stop the other "
+                "server or change the port in File ▸ Settings ▸ Guard, then <b>Start</b>."
+            )
         else:
-            text = "<b>Down</b>" + (f" — {e.problem}" if e.problem else ".")
+            text = "<b>Down</b>" + (f" — {html.escape(e.problem)}" if e.problem else ".")
         self.endpoint_state.setText(text)
         self.start_button.setText("Restart" if e.state == "up" else "Start")
         self.start_button.setEnabled(e.state != "starting")
