@@ -18,15 +18,17 @@ guard log's listener (called on the server thread) hops to the GUI thread.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.flows.memory.endpoint import memory_routes
 from desktop.service.guard_log import GuardLog, GuardRecord
+from desktop.service.routes import JsonBody
 from desktop.service.server import DEFAULT_PORT, EndpointHandle, start_endpoint
 from desktop.ui.controller import AppController
 from inference.errors import AntinomyError
@@ -43,6 +45,8 @@ class AppEndpoint(QObject):
     """The endpoint started, stopped or failed (read ``state``, ``url``, ``problem``)."""
     sig_guard_checked = Signal(object)
     """A hook's guard check was answered: ``(GuardRecord)``; emitted on the GUI thread."""
+    sig_memory_captured = Signal()
+    """A turn was captured through ``POST /v1/capture``; emitted on the GUI thread."""
 
     def __init__(self, controller: AppController) -> None:
         super().__init__(controller)
@@ -211,6 +215,7 @@ class AppEndpoint(QObject):
             runtime=runtime, vault_root=root, port=port, guard_log=self.guard_log
         )
         add_memory_routes(handle)
+        watch_captures(handle, self._captured_on_server)
         self._live = handle
         return handle
 
@@ -235,6 +240,14 @@ class AppEndpoint(QObject):
         self._follow()
         self._refresh_guard()
 
+    def _captured_on_server(self) -> None:
+        if not self._closed:
+            self._c.from_worker(self._captured)
+
+    def _captured(self) -> None:
+        if not self._closed:
+            self.sig_memory_captured.emit()
+
     def _refresh_guard(self) -> None:
         """The GUI re-indexed: let the guard re-read the decisions now, not in 15 s."""
         handle = self.handle
@@ -248,6 +261,21 @@ def add_memory_routes(handle: EndpointHandle) -> None:
         return
     for path, handler in memory_routes(handle.context).items():
         handle.register_route(path, handler)
+
+
+def watch_captures(handle: EndpointHandle, captured: Callable[[], None]) -> None:
+    """Call ``captured()`` (on a server thread) after each turn ``/v1/capture`` stored."""
+    route = handle.routes.post("/v1/capture")
+    if route is None or route.is_async:
+        return
+    handler = cast(Callable[[JsonBody], JsonBody], route.handler)
+
+    def capture(body: JsonBody) -> JsonBody:
+        answer = handler(body)
+        captured()
+        return answer
+
+    handle.register_route("/v1/capture", capture)
 
 
 def endpoint_for(controller: AppController) -> AppEndpoint:

@@ -257,3 +257,23 @@ def test_real_models_consolidate_and_recall_from_the_panel(
         assert recalled.args[0].facts
         assert recalled.args[0].facts[0].text == report["accepted"][0]["text"]
     window.close()
+
+
+def test_a_turn_captured_through_the_app_endpoint_is_listed_live(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from desktop.service.security import load_or_create_token
+    from tests.service_util import call
+    from tests.ui.test_ui_guard import free_port, use_port
+
+    port = free_port()
+    use_port(port)
+    window = make_window()
+    panel = memory_panel(window)
+    listed(qtbot, panel)
+    assert panel.pending.topLevelItemCount() == 0
+    qtbot.waitUntil(lambda: window.endpoint.state == "up", timeout=15000)
+    turn = {"role": "user", "text": "Remember that Ana's flight lands at 9.", "session_id": "h1"}
+    status, body = call(port, "POST", "/v1/capture", turn, token=load_or_create_token())
+    assert status == 200 and body["status"] == "captured", body
+    qtbot.waitUntil(lambda: panel.pending.topLevelItemCount() == 1, timeout=5000)
+    item = panel.pending.topLevelItem(0)
+    assert item is not None and item.text(2) == "1" and item.text(4) == "open"

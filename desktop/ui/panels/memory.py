@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -48,6 +48,7 @@ from desktop.flows.memory import (
 from desktop.flows.memory.endpoint import MIN_SCORE
 from desktop.flows.memory.pages import SubjectPage
 from desktop.ui.context import AppContext
+from desktop.ui.endpoint import endpoint_for
 from desktop.ui.panels import PanelSpec
 from desktop.ui.panels.memory_runner import ConsolidationRunner
 from inference.runtime import Runtime
@@ -250,6 +251,13 @@ class QtMemoryPanel(QWidget):
         self.runner.sig_consolidation_failed.connect(self._failed)
         self._c.sig_vault_opened.connect(lambda _root: self._vault_opened())
         self._c.sig_history_changed.connect(self.refresh)
+        # Turns captured by agents' hooks arrive through the app's endpoint: list them live,
+        # at most twice a second.
+        self._capture_timer = QTimer(self)
+        self._capture_timer.setSingleShot(True)
+        self._capture_timer.setInterval(500)
+        self._capture_timer.timeout.connect(self.refresh)
+        endpoint_for(self._c).sig_memory_captured.connect(self._capture_timer.start)
         self._buttons()
         self.refresh()
 
