@@ -186,7 +186,9 @@ def test_stop_returns_to_idle_at_once_and_keeps_the_input_pending(
     panel.consolidate_button.click()
     qtbot.waitUntil(slow.started.is_set, timeout=10000)
     assert panel.stop_button.isEnabled() and not panel.consolidate_button.isEnabled()
-    assert panel.state.text() != "Idle."
+    qtbot.waitUntil(lambda: panel.state.text().startswith("Step 1 of 1: "), timeout=5000)
+    assert "2026-11-30" in panel.state.text() and not panel.progress.isHidden()
+    assert (panel.progress.value(), panel.progress.maximum()) == (0, 1)
     pressed = time.perf_counter()
     with qtbot.waitSignal(panel.sig_report_shown, timeout=10000) as shown:
         panel.stop_button.click()
