@@ -92,6 +92,7 @@ class AppController(QObject):
         self.index: VaultIndex | None = None
         self.last_report: IndexReport | None = None
         self._index_has_vectors = False
+        self._failure_shown: Runtime | None = None
         self.index_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-index")
         self.read_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-read")
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-vault")
@@ -168,7 +169,9 @@ class AppController(QObject):
         self.sig_runtime_changed.emit()
         if rt.state is State.READY and self.root is not None and not self._index_has_vectors:
             self.reindex()
-        if rt.state is State.FAILED and rt.error is not None:
+        if rt.state is State.FAILED and rt.error is not None and self._failure_shown is not rt:
+            # Once per runtime: queued LOADING and FAILED notices both see FAILED here.
+            self._failure_shown = rt
             self.report_error("Loading the models", rt.error)
 
     def semantic_ready(self) -> bool:

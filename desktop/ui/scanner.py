@@ -48,10 +48,6 @@ class ScanRunner(QObject):
         """Start a scan; a scan still running is stopped first (its result is dropped)."""
         if self.running:
             self.stop()
-        index = self._c.index
-        if index is None:
-            self.sig_scan_failed.emit("The vault is still being indexed — try again in a moment.")
-            return
         if self._c.runtime.state is not State.READY:
             problem = self._c.runtime.error
             self.sig_scan_failed.emit(
@@ -59,6 +55,10 @@ class ScanRunner(QObject):
                 if problem
                 else "The models are still loading — try again when the status bar says ready."
             )
+            return
+        index = self._c.index
+        if index is None:
+            self.sig_scan_failed.emit("The vault is still being indexed — try again in a moment.")
             return
         try:
             engine = self._c.runtime.queued_generator()

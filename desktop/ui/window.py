@@ -186,10 +186,11 @@ class MainWindow(QMainWindow):
 
     def _restore_geometry(self) -> None:
         s = self.controller.settings
-        if s.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
+        # Dock layout first: restoring it after the geometry would resize the window.
         if s.window_state:
             self.restoreState(QByteArray.fromBase64(s.window_state.encode()))
+        if s.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
 
     def save_geometry(self) -> None:
         from dataclasses import replace

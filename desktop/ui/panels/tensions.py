@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -142,6 +143,13 @@ class QtTensionsPanel(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.list_widget)
+        scroll.hide()  # shown once there are pairs: no empty box under "No scan yet"
+        self.results_area = scroll
+        self._elapsed = QTimer(self)
+        self._elapsed.setInterval(1000)
+        self._elapsed.timeout.connect(self._tick)
+        self._scan_started = 0.0
+        self._scan_what = ""
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
@@ -154,6 +162,7 @@ class QtTensionsPanel(QWidget):
         layout.addWidget(self.disclaimer)
         layout.addWidget(self.empty)
         layout.addWidget(scroll, 1)
+        layout.addStretch(0)
 
         self.runner.sig_scan_started.connect(self._started)
         self.runner.sig_scan_progress.connect(self._progress)
@@ -269,17 +278,31 @@ class QtTensionsPanel(QWidget):
         self.run_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         self.progress.setVisible(busy)
+        if busy:
+            self._scan_started = time.monotonic()
+            self._elapsed.start()
+        else:
+            self._elapsed.stop()
 
     def _started(self, mode: str) -> None:
         self._busy(True)
         self.progress.setRange(0, 0)
-        self.state.setText(f"Scanning ({mode})…")
+        self._scan_what = f"Scanning ({mode})"
+        self._tick()
         self.failure.hide()
 
     def _progress(self, done: int, total: int, what: str) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        self.state.setText(what)
+        if total <= 1:
+            self.progress.setRange(0, 0)  # one prompt: no meaningful fraction, just busy
+        else:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+        self._scan_what = what
+        self._tick()
+
+    def _tick(self) -> None:
+        seconds = int(time.monotonic() - self._scan_started)
+        self.state.setText(f"{self._scan_what} — {seconds} s")
 
     def _stopped(self) -> None:
         self._busy(False)
@@ -358,6 +381,7 @@ class QtTensionsPanel(QWidget):
             card.sig_card_selected.connect(self._select)
             self.list_layout.insertWidget(self.list_layout.count() - 1, card)
             self.cards.append(card)
+        self.results_area.setVisible(bool(self.cards))
         if self.cards:
             self._select(self.cards[0])
             self.empty.hide()
@@ -412,6 +436,7 @@ class QtTensionsPanel(QWidget):
             if self.cards:
                 self._select(self.cards[min(i, len(self.cards) - 1)])
         if not self.cards:
+            self.results_area.hide()
             self._show_empty("No pairs left in this run.")
 
     def _clear_cards(self) -> None:
