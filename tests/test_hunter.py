@@ -412,3 +412,15 @@ def test_whole_vault_keeps_raw_answers_of_failed_batches(index: VaultIndex) -> N
 
 def test_the_disclaimer_says_these_are_not_truths() -> None:
     assert "not truths" in DISCLAIMER
+
+
+def test_hand_written_dismissals_match_like_links(vault: Path) -> None:
+    note = vault / "Substrates/Quiet weekends.md"
+    note.write_text(
+        note.read_text().replace("[Morning runs]", '["[[friday releases|Fri]]"]'),
+        encoding="utf-8",
+    )
+    idx = VaultIndex(vault)
+    idx.update()
+    run = scan(idx, ScriptedGenerator([answer(GOOD)]), mode="classic")
+    assert run.pairs == () and run.dropped == {"dismissed": 1}

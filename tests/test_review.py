@@ -17,6 +17,7 @@ from desktop.flows.review import (
     PrincipleExists,
     ReviewRefused,
     ReviewResult,
+    available_actions,
     defeat_note,
     dismiss_pair,
     elevate_tension,
@@ -407,3 +408,90 @@ def test_paths_outside_or_hidden_are_not_notes(vault: Path) -> None:
         resolve_tension(vault, str(vault.parent / "elsewhere.md"))
     # An absolute path inside the vault is accepted.
     assert resolve_tension(vault, str(vault / "Someone.md")).changed == ("Someone.md",)
+
+
+def test_the_notes_listed_are_the_ones_the_index_walks(tmp_path: Path) -> None:
+    import shutil
+
+    from desktop.flows.review.vaultfiles import list_notes
+    from desktop.resources import sample_vault_source
+    from desktop.vault.index import walk_vault
+
+    root = tmp_path / "v"
+    shutil.copytree(sample_vault_source(), root)
+    root = root.resolve()
+    (root / "inside link.md").symlink_to(root / "Tensions" / "Base miles vs hard efforts.md")
+    (root / "outside link.md").symlink_to(tmp_path / "elsewhere.md")
+    (tmp_path / "elsewhere.md").write_text("outside\n")
+    (root / "folder link").symlink_to(root / "Tensions")
+    (root / ".hidden.md").write_text("x\n")
+    walked = sorted(rel for rel, st, _ in walk_vault(root) if st is not None)
+    assert list_notes(root) == walked
+    assert "inside link.md" in walked and "outside link.md" not in walked
+
+
+def test_names_yaml_would_misread_are_written_as_strings(tmp_path: Path) -> None:
+    names = ["2024-01-08", "true", "null", "1e3", "note: b", "#tag", "- dash", "it's", "[x]"]
+    root = tmp_path.resolve()
+    (root / "Base.md").write_bytes(b"base\n")
+    for name in names:
+        (root / f"{name}.md").write_bytes(b"---\ntype: tension\n---\nx\n")
+        dismiss_pair(root, "Base.md", f"{name}.md")
+    fp = parse_frontmatter(read(root, "Base.md").decode())["hunter_false_positives"]
+    assert fp == names  # strings, exactly: what the Hunter compares with basenames
+    assert len(list_dismissed(root)) == len(names)
+    for name in names:
+        undismiss_pair(root, name, "Base")
+    assert read(root, "Base.md") == b"base\n"
+
+
+@pytest.mark.parametrize(
+    ("note_type", "status", "actions"),
+    [
+        ("tension", "open", ("elevate", "resolve", "defeat")),
+        ("tension", None, ("elevate", "resolve", "defeat")),
+        ("Tension", "Open", ("elevate", "resolve", "defeat")),
+        ("tension", "resolved", ("defeat",)),
+        ("substrate", None, ("defeat",)),
+        ("principle", None, ("defeat",)),
+        ("defeated", None, ()),
+        ("decision", "accepted", ()),
+        (None, None, ()),
+    ],
+)
+def test_available_actions_match_what_the_actions_accept(
+    vault: Path, note_type: str | None, status: str | None, actions: tuple[str, ...]
+) -> None:
+    assert available_actions(note_type, status) == actions
+    lines = [f"type: {note_type}"] if note_type else []
+    lines += [f"status: {status}"] if status else []
+    (vault / "N.md").write_text("---\n" + "\n".join(lines) + "\n---\nx\n" if lines else "x\n")
+    tries = {
+        "resolve": lambda: resolve_tension(vault, "N"),
+        "defeat": lambda: defeat_note(vault, "N", motive="m"),
+    }
+    for action, attempt in tries.items():
+        if action in actions:
+            assert attempt().operation_id
+            undo_operation(vault, list_history(vault)[0].operation_id)
+        else:
+            with pytest.raises(NotEligible):
+                attempt()
+
+
+def test_an_entry_in_another_case_gets_the_exact_name_beside_it(vault: Path) -> None:
+    # The Hunter compares basenames exactly: "someone" would not hide "Someone".
+    (vault / "Lower.md").write_bytes(b"---\nhunter_false_positives: [someone]\n---\nx\n")
+    dismiss_pair(vault, "Lower.md", "Someone.md")
+    assert parse_frontmatter(read(vault, "Lower.md").decode())["hunter_false_positives"] == [
+        "someone",
+        "Someone",
+    ]
+
+
+def test_undismiss_of_a_gone_note_names_both_sides(vault: Path) -> None:
+    dismiss_pair(vault, "Bare.md", "Someone.md")
+    (vault / "Someone.md").unlink()
+    assert undismiss_pair(vault, "Bare", "Someone").summary == (
+        "Undismiss the pair Bare ↔ Someone (the Hunter may show it again)"
+    )

@@ -219,6 +219,13 @@ def test_path_attacks_are_refused_at_plan_time(path: str, why: str) -> None:
     assert str(info.value).startswith("Refused write path ")
 
 
+def test_a_colon_in_a_note_name_is_not_a_drive_letter() -> None:
+    assert Write.create("a: b.md", "x").path == "a: b.md"
+    assert Write.create("Notes/c:d.md", "x").path == "Notes/c:d.md"
+    with pytest.raises(PlanInvalid, match="absolute"):
+        Write.create("C:", "x")
+
+
 def test_the_refusal_message_is_exact() -> None:
     with pytest.raises(PlanInvalid) as info:
         Write.create("../x.md", "x")

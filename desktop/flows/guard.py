@@ -243,12 +243,22 @@ def decision_text(note: Note) -> str:
     return text[:1500]
 
 
-def standing_decisions(index: VaultIndex, *, include_principles: bool) -> list[StandingDecision]:
+def _kinds(include_principles: bool) -> list[str]:
     kinds = ["decision", "Decision", "adr", "ADR"]
     if include_principles:
         kinds += ["principle", "Principle"]
+    return kinds
+
+
+def decision_fingerprint(index: VaultIndex, *, include_principles: bool) -> tuple[Any, ...]:
+    """Changes whenever a decision (or principle) note changes: one query, no note read."""
+    summaries = index.notes(types=_kinds(include_principles))
+    return (include_principles, *((s.path, s.sha256) for s in summaries))
+
+
+def standing_decisions(index: VaultIndex, *, include_principles: bool) -> list[StandingDecision]:
     out: list[StandingDecision] = []
-    for summary in index.notes(types=kinds):
+    for summary in index.notes(types=_kinds(include_principles)):
         note = index.note(summary.path)
         if note is None or not is_standing(note):
             continue
@@ -491,6 +501,7 @@ class Guard:
         self.switch = switch or GuardSwitch(root)
         self._snapshot = DecisionSet()
         self._refresh_lock = threading.Lock()
+        self._fingerprint: tuple[Any, ...] | None = None
 
     @property
     def decisions(self) -> DecisionSet:
@@ -502,16 +513,19 @@ class Guard:
     def refresh(self) -> DecisionSet:
         """Re-read the standing decisions from the index; embed new or changed ones."""
         with self._refresh_lock:
-            settings = self.switch.settings()
-            decisions = standing_decisions(
-                self.index, include_principles=settings.include_principles
-            )
-            signature = tuple((d.path, d.text) for d in decisions)
-            if signature == self._snapshot.signature:
+            principles = self.switch.settings().include_principles
+            # Cheap when nothing changed (the usual case): one query, no note parsed. It
+            # runs every few seconds beside the checks, which it must not slow down.
+            fingerprint = decision_fingerprint(self.index, include_principles=principles)
+            if fingerprint == self._fingerprint:
                 return self._snapshot
-            matrix = self._cache.vectors([d.text for d in decisions], self._embed)
-            self._snapshot = DecisionSet(tuple(decisions), matrix, signature)
-            log.info("guard: %d standing decisions", len(decisions))
+            decisions = standing_decisions(self.index, include_principles=principles)
+            signature = tuple((d.path, d.text) for d in decisions)
+            if signature != self._snapshot.signature:
+                matrix = self._cache.vectors([d.text for d in decisions], self._embed)
+                self._snapshot = DecisionSet(tuple(decisions), matrix, signature)
+                log.info("guard: %d standing decisions", len(decisions))
+            self._fingerprint = fingerprint
             return self._snapshot
 
     def decide(

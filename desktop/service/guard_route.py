@@ -42,7 +42,7 @@ from inference.runtime import State
 
 log = logging.getLogger(__name__)
 
-REFRESH_SECONDS = 15.0
+REFRESH_SECONDS = 30.0
 
 
 class GuardService:
@@ -92,8 +92,8 @@ class GuardService:
             )
             while not self.ctx.closing.is_set():
                 try:
-                    index.update()
-                    self.guard.refresh()
+                    index.update()  # re-reads only files whose size or mtime changed
+                    self.guard.refresh()  # one query when no decision changed
                     self.error = None
                     self.ready.set()
                 except Exception as exc:  # keep serving the last good snapshot

@@ -78,6 +78,8 @@ COLD = textwrap.dedent(
 
 def make_vault(parent: Path, n: int) -> Path:
     root = parent / f"vault-{n}"
+    if (root / "Decisions" / "Synthetic").is_dir():  # --workdir: reuse (and its vector cache)
+        return root
     shutil.copytree(sample_vault_source(), root)
     folder = root / "Decisions" / "Synthetic"
     folder.mkdir(parents=True)
@@ -171,6 +173,15 @@ def bench_size(runtime: Runtime, parent: Path, n: int, runs: int, script: Path) 
             round_trip.append((time.perf_counter() - t) * 1000)
         conn.close()
         direct = [r.latency_ms for r in handle.guard_log.records()[first_direct:]]
+        # What the background refresh costs each cycle when nothing changed.
+        guard = handle.guard.guard
+        assert guard is not None
+        cycle: list[float] = []
+        for _ in range(5):
+            t = time.perf_counter()
+            guard.index.update()
+            guard.refresh()
+            cycle.append((time.perf_counter() - t) * 1000)
         summary = "Move the billing ledger out of SQLite into the main PostgreSQL cluster"
         cache = root / ".antinomy" / "guard" / "vectors.npz"
         cold: list[float] = []
@@ -199,6 +210,7 @@ def bench_size(runtime: Runtime, parent: Path, n: int, runs: int, script: Path) 
                 "p50": pct(round_trip, 0.5),
                 "p99": pct(round_trip, 0.99),
             },
+            "refresh_cycle_unchanged_ms": round(statistics.median(cycle), 1),
             "runs": runs,
             "warned": warned,
             "failed_open": failed_open,
@@ -213,8 +225,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--workdir", help="keep the vaults here and reuse them (and their cache)")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="antinomy-bench-guard-"))
+    keep = args.workdir is not None
+    tmp = Path(args.workdir) if keep else Path(tempfile.mkdtemp(prefix="antinomy-bench-guard-"))
+    tmp.mkdir(parents=True, exist_ok=True)
     import os
 
     os.environ["ANTINOMY_HOME"] = str(tmp / "home")
@@ -232,7 +247,8 @@ def main() -> None:
         runtime.close()
         print(json.dumps(report, indent=1))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from desktop.flows.hunter.select import (
     plan_batches,
     scannable,
 )
-from desktop.flows.hunter.verify import NoteInPrompt, Verifier
+from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
 from inference.base import GenerationSettings, Generator, Message, StopFlag
@@ -110,7 +110,7 @@ class _Scan:
                 basename=note.basename,
                 text=body,
                 sha256=note.sha256,
-                dismissed=frozenset(str(d).strip() for d in dismissed if d),
+                dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)
             self.types[path] = note.type or "note"

@@ -39,6 +39,18 @@ def quote_found(quote: str, text: str) -> bool:
     return bool(wanted) and wanted in normalise_text(text)
 
 
+def dismissal_key(entry: object) -> str:
+    """A ``hunter_false_positives`` entry as a comparable basename: ``[[X|alias]]``,
+    ``Folder/X.md`` and case differences all name X (as links resolve)."""
+    text = str(entry).strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    text = text.rsplit("/", 1)[-1]
+    if text.lower().endswith(".md"):
+        text = text[:-3]
+    return text.strip().casefold()
+
+
 @dataclass(frozen=True)
 class NoteInPrompt:
     """What verification needs of a prompt note."""
@@ -49,7 +61,7 @@ class NoteInPrompt:
     #: The whole note (body without frontmatter), not only the excerpt sent.
     text: str
     sha256: str
-    #: Basenames in this note's ``hunter_false_positives``.
+    #: ``dismissal_key`` of each entry of this note's ``hunter_false_positives``.
     dismissed: frozenset[str]
 
 
@@ -111,7 +123,7 @@ class Verifier:
                 )
             else:
                 return "quote_not_found", None
-        if b.basename in a.dismissed or a.basename in b.dismissed:
+        if dismissal_key(b.basename) in a.dismissed or dismissal_key(a.basename) in b.dismissed:
             return "dismissed", None
         if frozenset((a.path, b.path)) in self._seen:
             return "duplicate", None

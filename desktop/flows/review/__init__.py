@@ -9,7 +9,12 @@ nothing is written. Every function is blocking: call it off the GUI thread.
 
 from __future__ import annotations
 
-from desktop.flows.review.decide import defeat_note, elevate_tension, resolve_tension
+from desktop.flows.review.decide import (
+    available_actions,
+    defeat_note,
+    elevate_tension,
+    resolve_tension,
+)
 from desktop.flows.review.dismiss import dismiss_pair, list_dismissed, undismiss_pair
 from desktop.flows.review.errors import (
     AmbiguousNote,
@@ -43,6 +48,7 @@ __all__ = [
     "ReviewRefused",
     "ReviewResult",
     "VaultFiles",
+    "available_actions",
     "defeat_note",
     "dismiss_pair",
     "elevate_tension",

@@ -25,6 +25,22 @@ _BAD_TITLE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]')
 MAX_TITLE_CHARS = 180
 
 
+def available_actions(note_type: str | None, status: str | None) -> tuple[str, ...]:
+    """Which of ``elevate``, ``resolve``, ``defeat`` a note of this type and status allows.
+
+    The same rules the actions enforce, for a UI to show only the buttons that
+    will work: open tensions can be elevated and resolved; tensions (open or
+    not), substrates and principles can be defeated. Pure; any thread.
+    """
+    kind = (note_type or "").strip().casefold()
+    actions: list[str] = []
+    if kind == "tension" and (status or "open").strip().casefold() == "open":
+        actions += ["elevate", "resolve"]
+    if kind in DEFEATABLE:
+        actions.append("defeat")
+    return tuple(actions)
+
+
 def elevate_tension(
     root: str | os.PathLike[str],
     tension: str,
@@ -123,7 +139,7 @@ def defeat_note(
         raise BadInput("The motive is empty — say in a few words why the note is defeated.")
     files = VaultFiles(root)
     target = files.read(files.locate(note), seen=seen)
-    if target.type not in DEFEATABLE:
+    if "defeat" not in available_actions(target.type, target.status):
         shown = f"of type {target.type!r}" if target.type else "without a type"
         raise NotEligible(
             f"{target.path} is {shown}; only tensions, substrates and principles can be "
@@ -155,13 +171,13 @@ def _open_tension(
     files: VaultFiles, name: str, seen: Mapping[str, str] | None, *, action: str
 ) -> NoteText:
     note = files.read(files.locate(name), seen=seen)
-    if note.type != "tension":
+    if (note.type or "").casefold() != "tension":
         shown = f"of type {note.type!r}" if note.type else "without a type"
         raise NotEligible(
             f"{note.path} is {shown}, not a tension; only open tensions can be {action}. "
             "Nothing was written."
         )
-    if note.status not in (None, "open"):
+    if "resolve" not in available_actions(note.type, note.status):
         raise NotEligible(
             f"{note.path} is a tension with status {note.status!r}, not an open one; only open "
             f"tensions can be {action}. Nothing was written."

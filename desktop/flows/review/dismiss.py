@@ -90,7 +90,7 @@ def undismiss_pair(
     except NoteNotFound:
         notes, names = _one_sided(files, a, b, seen)
     replaced = [(note, _without_entry(note, name)) for note, name in zip(notes, names, strict=True)]
-    shown = " ↔ ".join(sorted((names[-1], names[0]), key=name_key))
+    shown = " ↔ ".join(sorted({notes[0].basename, names[0]}, key=name_key))
     return apply_review(
         files.root,
         operation_type="undismiss",
@@ -201,8 +201,10 @@ def _entries(note: NoteText) -> list[str]:
 
 
 def _with_entry(note: NoteText, peer: str) -> str:
-    if any(name_key(existing) == name_key(peer) for existing in _entries(note)):
-        return note.text  # already there (perhaps spelled differently): no duplicate
+    # Exact match: the Hunter compares basenames exactly, so an entry spelled in another
+    # case would not hide the pair; the exact name is added beside it then.
+    if peer in _entries(note):
+        return note.text  # already there: no duplicate
     return _edited(note, lambda text: add_to_list(text, FALSE_POSITIVES, peer))
 
 
@@ -235,8 +237,3 @@ def _edited(note: NoteText, edit: Callable[[str], str]) -> str:
         return edit(note.text)
     except FrontmatterError as exc:
         raise ReviewRefused(f"{note.path}: {exc}") from None
-
-
-def peers_listed(note: NoteText) -> list[str]:
-    """The basenames ``note`` lists as dismissed."""
-    return _entries(note)

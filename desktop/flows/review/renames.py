@@ -5,9 +5,10 @@ leaves its peers listing the old name, and the pair would come back in the
 next scan. Two ways to find the renames:
 
 * the index reports them (``IndexReport.renamed``: same content, new path);
-* :func:`infer_renames` needs no index: a peer lists a name no note has, and
-  exactly one note lists that peer without being listed back — the renamed
-  note, whose own frontmatter still names the peer.
+* :func:`infer_renames` needs no index: the notes that list a name no note
+  has are exactly the peers one note lists without being listed back — the
+  renamed note, whose own frontmatter still names them. Anything less certain
+  (two such names, two such notes) is left alone.
 
 :func:`fix_renames` then writes the new basename in place of the old one in
 every peer, in one undoable transaction.
@@ -76,7 +77,10 @@ def fix_renames(
     """
     files = VaultFiles(root)
     lists = dismissal_lists(files)
-    pairs = _inferred(files, lists) if renamed is None else renamed
+    if renamed is None:
+        pairs = _inferred(files, lists)
+    else:  # a new name that is no note is a mistake worth saying (NoteNotFound, AmbiguousNote)
+        pairs = [(old, files.locate(new)) for old, new in renamed]
     fixes = _fixes(files, pairs, lists)
     notes: dict[str, NoteText] = {}
     texts: dict[str, str] = {}
@@ -118,27 +122,33 @@ def _fixes(
 
 
 def _inferred(files: VaultFiles, lists: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """A missing name X and a note Q match when the notes that list X are exactly
+    the notes Q lists without being listed back (Q kept its side of each dismissal)."""
     keys = {path: {name_key(n) for n in names} for path, names in lists.items()}
-    found: dict[str, set[str]] = {}  # new path -> old names pointing at it
+    listers: dict[str, set[str]] = {}  # missing name -> name_keys of the notes listing it
+    shown: dict[str, str] = {}
+    for path, names in lists.items():
+        for name in names:
+            if not files.with_basename(name):
+                listers.setdefault(name_key(name), set()).add(name_key(basename_of(path)))
+                shown.setdefault(name_key(name), name)
+    unanswered: dict[str, frozenset[str]] = {}  # note -> peers it lists that do not list it
     for path, names in lists.items():
         mine = name_key(basename_of(path))
+        peers = set()
         for name in names:
-            if files.with_basename(name):
-                continue  # not missing
-            candidates = [
-                other
-                for other, listed in keys.items()
-                if other != path
-                and mine in listed
-                and name_key(basename_of(other)) not in keys[path]
-            ]
-            if len(candidates) == 1:
-                found.setdefault(candidates[0], set()).add(name)
-    return sorted(
-        (next(iter(olds)), new_path)
-        for new_path, olds in found.items()
-        if len({name_key(o) for o in olds}) == 1
-    )
+            found = files.with_basename(name)
+            if len(found) == 1 and mine not in keys.get(found[0], set()):
+                peers.add(name_key(name))
+        if peers:
+            unanswered[path] = frozenset(peers)
+    matches: list[tuple[str, str]] = []
+    for missing, who in listers.items():
+        candidates = [q for q, peers in unanswered.items() if peers == who]
+        rivals = [m for m, w in listers.items() if candidates and w == who]
+        if len(candidates) == 1 and len(rivals) == 1:
+            matches.append((shown[missing], candidates[0]))
+    return sorted(matches)
 
 
 def _renamed_entry(text: str, old: str, new: str) -> str:

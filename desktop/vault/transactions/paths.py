@@ -28,7 +28,8 @@ MAX_NAME_BYTES = 255
 #: Compared case-insensitively: ``.Obsidian`` is ``.obsidian`` on macOS and Windows.
 _PROTECTED = {name.casefold(): name for name in PROTECTED_DIRS}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_DRIVE = re.compile(r"^[A-Za-z]:")
+#: "C:/…" or a bare "C:" (a backslash is refused on its own); "a: b.md" is a fine name.
+_DRIVE = re.compile(r"^[A-Za-z]:(/|$)")
 
 
 def _refuse(path: str, why: str) -> PlanInvalid:
