@@ -152,7 +152,7 @@ def test_requeue_reconsiders_a_rejected_fragment_once(tmp_path: Path) -> None:
     assert report.status == "ok"
     # The requeue presented the cited line with its neighbours (lines 1–4, renumbered 1–4).
     prompt = second.calls[0].messages[1].content
-    assert "3 user: I prefer window seats on long flights." in prompt
+    assert "[3] user: I prefer window seats on long flights." in prompt
     assert rejected_fragments(tmp_path)[0][1] == "reconsidered"
     assert consolidate(tmp_path, ScriptedGenerator(answers=[])).status == "nothing"
     with pytest.raises(UnknownFragment, match="No rejected fragment 'r-0000' — list them"):

@@ -32,6 +32,7 @@ from typing import Any
 import uvicorn
 
 import inference
+from desktop.flows.memory.endpoint import memory_routes
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
 from desktop.service.embeddings import TokenCounter, embedding_routes
@@ -309,4 +310,6 @@ def _add_builtin_routes(routes: RouteTable, context: ServiceContext, *, max_batc
     routes.register_get("/v1/models", models)
     counter = TokenCounter(runtime)
     for path, handler in embedding_routes(context, max_batch=max_batch, counter=counter).items():
+        routes.register_route(path, handler)
+    for path, handler in memory_routes(context).items():  # POST /v1/capture, /v1/recall
         routes.register_route(path, handler)

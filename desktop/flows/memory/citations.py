@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from desktop.flows.memory.batches import RawLine
 from desktop.flows.memory.pages import KINDS, Fact, clean_subject_name
+from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.support import (
     SUPPORT_THRESHOLD,
     date_supported,
@@ -69,7 +70,8 @@ def check_fact(
     """Check one proposed fact against the numbered input lines it was made from."""
     raw = dict(proposal)
     subject = clean_subject_name(str(raw.get("subject") or ""))
-    text = " ".join(str(raw.get("text") or "").split())
+    # Masked again: the model only saw masked text, but a page must never hold a secret.
+    text = mask_secrets(" ".join(str(raw.get("text") or "").split())).text
     section = " ".join(str(raw.get("section") or "Notes").split())[:80] or "Notes"
     cites = raw.get("citations")
     if not subject or not text:

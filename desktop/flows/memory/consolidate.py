@@ -75,7 +75,11 @@ ProgressFn = Callable[[int, int, str], None]
 class MemorySettings:
     subjects_folder: str = DEFAULT_FOLDER
     memory_folder: str = "Antinomy/Memory"
-    max_facts: int = 8
+    max_facts: int = 6
+    #: At least this many facts per request. With 0 the shipped 135M model answers
+    #: ``{"facts": []}`` by reflex; with 1 it copies the user's statements (its
+    #: citations are often off by one, which citation control then rejects).
+    min_facts: int = 1
     #: Lines per request: more lines per call means fewer facts per line from a small model.
     max_lines_per_step: int = 40
     max_output_tokens: int = 700
@@ -247,7 +251,7 @@ def _consolidate(
                 engine,
                 prompt.messages,
                 shape=shape,
-                schema=fact_schema(s.max_facts),
+                schema=fact_schema(s.max_facts, min_facts=s.min_facts),
                 settings=settings,
                 stop=stop,
             )
@@ -366,7 +370,7 @@ def _split(
     tokens = 0
     last = 0
     for line in lines:
-        cost = engine.count_tokens(f"{len(current) + 1} {line.role}: {line.text}") + 1
+        cost = engine.count_tokens(f"[{len(current) + 1}] {line.role}: {line.text}") + 1
         if (
             not line.withdrawn
             and current

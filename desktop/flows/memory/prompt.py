@@ -30,7 +30,7 @@ def template(name: str) -> str:
     return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
 
 
-def fact_schema(max_facts: int) -> dict[str, Any]:
+def fact_schema(max_facts: int, *, min_facts: int = 0) -> dict[str, Any]:
     """Bounded arrays and strings: the 135M model loops without bounds."""
     short = {"type": "string", "maxLength": 60}
     return {
@@ -38,12 +38,12 @@ def fact_schema(max_facts: int) -> dict[str, Any]:
         "properties": {
             "facts": {
                 "type": "array",
+                "minItems": min_facts,
                 "maxItems": max_facts,
                 "items": {
                     "type": "object",
+                    # "text" first: the small model puts its best words in the first string.
                     "properties": {
-                        "subject": short,
-                        "section": {"type": "string", "maxLength": 40},
                         "text": {"type": "string", "maxLength": 240},
                         "citations": {
                             "type": "array",
@@ -51,10 +51,12 @@ def fact_schema(max_facts: int) -> dict[str, Any]:
                             "minItems": 1,
                             "maxItems": 4,
                         },
+                        "subject": short,
+                        "section": {"type": "string", "maxLength": 40},
                         "kind": {"enum": list(KINDS)},
                         "date": {"type": "string", "maxLength": 10},
                     },
-                    "required": ["subject", "section", "text", "citations", "kind", "date"],
+                    "required": ["text", "citations", "subject", "section", "kind", "date"],
                 },
             },
             "new_subjects": {
@@ -87,7 +89,7 @@ def shape(value: Any) -> dict[str, Any] | None:
 
 
 def render_line(number: int, line: RawLine) -> str:
-    return f"{number} {line.role}: {line.text}"
+    return f"[{number}] {line.role}: {line.text}"
 
 
 def subjects_block(pages: Sequence[SubjectPage], lines: Sequence[RawLine], gen: Generator) -> str:
