@@ -2,8 +2,8 @@
 
 Once the models are ready and a vault is open (and indexed), :class:`AppEndpoint` starts
 :func:`desktop.service.server.start_endpoint` for that vault (its own thread and
-event loop, so GUI work never delays a hook) and adds the memory routes
-(``/v1/capture``, ``/v1/recall``) when no route factory did. A new vault or a
+event loop, so GUI work never delays a hook) — embeddings, the guard and the
+memory routes (``/v1/capture``, ``/v1/recall``). A new vault or a
 reloaded runtime restarts it; Quit stops it before the engines close.
 
 A port already taken (``antinomy serve`` running, say) is a state, not a crash:
@@ -26,7 +26,6 @@ from typing import Literal, cast
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop.flows.memory.endpoint import memory_routes
 from desktop.service.guard_log import GuardLog, GuardRecord
 from desktop.service.routes import JsonBody
 from desktop.service.server import DEFAULT_PORT, EndpointHandle, start_endpoint
@@ -214,7 +213,6 @@ class AppEndpoint(QObject):
         handle = start_endpoint(
             runtime=runtime, vault_root=root, port=port, guard_log=self.guard_log
         )
-        add_memory_routes(handle)
         watch_captures(handle, self._captured_on_server)
         self._live = handle
         return handle
@@ -253,14 +251,6 @@ class AppEndpoint(QObject):
         handle = self.handle
         if handle is not None and handle.guard is not None:
             handle.guard.refresh_now()
-
-
-def add_memory_routes(handle: EndpointHandle) -> None:
-    """``/v1/capture`` and ``/v1/recall`` — unless a route factory registered them already."""
-    if handle.routes.has("/v1/recall"):
-        return
-    for path, handler in memory_routes(handle.context).items():
-        handle.register_route(path, handler)
 
 
 def watch_captures(handle: EndpointHandle, captured: Callable[[], None]) -> None:
