@@ -17,7 +17,6 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -294,9 +293,6 @@ class AppController(QObject):
             self.runtime.start()
 
         self.spawn(go(), what="Reloading the models")
-
-    def forget_window(self) -> Settings:
-        return replace(self.settings, window_geometry=None, window_state=None)
 
     # ------------------------------------------------------------------ shutdown
 

@@ -255,3 +255,21 @@ def test_scripted_generator_is_not_consumed_by_the_shell(make_window) -> None:  
     window = make_window(fake_runtime(generator=gen))
     assert len(gen.calls) == 2  # only the warm-up: opening the app asks the model nothing
     window.close()
+
+
+def test_keyboard_shortcuts_are_live_window_wide(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QAction, QKeySequence
+
+    window = make_window()
+    by_key = {
+        a.shortcut().toString(): a
+        for a in window.findChildren(QAction)
+        if not a.shortcut().isEmpty()
+    }
+    for key in ("Ctrl+R", "Esc", "Del", QKeySequence(QKeySequence.StandardKey.Find).toString()):
+        assert key in by_key, f"no action for {key}"
+    tensions = window.panel("tensions")
+    with qtbot.waitSignal(tensions.runner.sig_scan_started, timeout=5000):  # type: ignore[attr-defined]
+        by_key["Ctrl+R"].trigger()
+    by_key["Esc"].trigger()
+    assert not tensions.runner.running  # type: ignore[attr-defined]

@@ -7,6 +7,7 @@ it runs off the GUI thread, each request numbered so a stale answer is dropped.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -83,6 +84,16 @@ class QtNotesPanel(QWidget):
         self._c.sig_index_updated.connect(lambda _r: self.refresh())
         self._c.sig_notes_changed.connect(lambda _p: self.refresh())
         self._c.sig_vault_opened.connect(lambda _root: self.list.clear())
+
+    def menu_actions(self) -> list[QAction]:
+        search = QAction("&Search notes", self)
+        search.setShortcut(QKeySequence.StandardKey.Find)
+        search.triggered.connect(self.focus_search)
+        return [search]
+
+    def focus_search(self) -> None:
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
 
     def selected_path(self) -> str | None:
         item = self.list.currentItem()

@@ -10,6 +10,11 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 from desktop.flows.hunter import Pair
+from desktop.flows.review import available_actions
+
+#: (type, status) of a note, as the index has it.
+NoteKind = tuple[str | None, str | None]
+ACTIONS = (("elevate", "Elevate…"), ("resolve", "Resolved"), ("defeat", "Defeated…"))
 
 BADGE = {
     "high": ("#b3261e", "#ffffff"),
@@ -37,7 +42,7 @@ class QtPairCard(QFrame):
     sig_card_selected = Signal(object)
     """The card was clicked: ``(QtPairCard)``."""
 
-    def __init__(self, pair: Pair, types: dict[str, str | None]) -> None:
+    def __init__(self, pair: Pair, kinds: dict[str, NoteKind]) -> None:
         super().__init__()
         self.pair = pair
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -76,21 +81,23 @@ class QtPairCard(QFrame):
         self.action_buttons: dict[tuple[str, str], QPushButton] = {}
         self.note_state: dict[str, QLabel] = {}
         for path, name in ((pair.path_a, pair.note_a), (pair.path_b, pair.note_b)):
-            layout.addLayout(self._note_row(path, name, types.get(path)))
+            layout.addLayout(self._note_row(path, name, kinds.get(path, (None, None))))
         self.set_selected(False)
 
-    def _note_row(self, path: str, name: str, kind: str | None) -> QHBoxLayout:
+    def _note_row(self, path: str, name: str, kind: NoteKind) -> QHBoxLayout:
         row = QHBoxLayout()
-        label = QLabel(f"{name} ({kind or 'no type'})")
+        note_type, status = kind
+        label = QLabel(f"{name} ({note_type or 'no type'}{', ' + status if status else ''})")
         label.setEnabled(False)
         row.addWidget(label, 1)
         state = QLabel()
         self.note_state[path] = state
         row.addWidget(state)
-        actions = [("defeat", "Defeated…")]
-        if kind == "tension":
-            actions = [("elevate", "Elevate…"), ("resolve", "Resolved"), *actions]
-        for action, text in actions:
+        # Only the buttons that will work: the review flow's own rules.
+        allowed = available_actions(note_type, status)
+        for action, text in ACTIONS:
+            if action not in allowed:
+                continue
             button = QPushButton(text)
             button.clicked.connect(partial(self.sig_action_clicked.emit, action, path))
             row.addWidget(button)

@@ -35,7 +35,7 @@ from desktop.ui.context import AppContext
 from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
 from desktop.ui.operations import review as review_ops
 from desktop.ui.panels import PanelSpec
-from desktop.ui.panels.pair_card import QtPairCard
+from desktop.ui.panels.pair_card import NoteKind, QtPairCard
 from desktop.ui.scanner import ScanRunner
 from desktop.vault.index import VaultIndex
 
@@ -60,11 +60,12 @@ def _restore(root: Path) -> ScanRun | None:
     return replace(run, pairs=pairs)
 
 
-def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, str | None]:
+def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, NoteKind]:
+    """(type, status) of every note in the run's pairs (read worker)."""
     if index is None:
         return {}
     paths = [p for pair in run.pairs for p in (pair.path_a, pair.path_b)]
-    return {p: s.type for p, s in index.summaries(paths).items()}
+    return {p: (s.type, s.status) for p, s in index.summaries(paths).items()}
 
 
 def dropped_text(run: ScanRun) -> str:
@@ -362,7 +363,7 @@ class QtTensionsPanel(QWidget):
 
         self._c.spawn(go(), what="Showing the scan results")
 
-    def _show(self, run: ScanRun, types: dict[str, str | None], restored: bool) -> None:
+    def _show(self, run: ScanRun, types: dict[str, NoteKind], restored: bool) -> None:
         self.run = run
         self.previous = False
         self.seen = {}
