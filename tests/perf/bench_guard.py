@@ -173,6 +173,14 @@ def bench_size(runtime: Runtime, parent: Path, n: int, runs: int, script: Path) 
             round_trip.append((time.perf_counter() - t) * 1000)
         conn.close()
         direct = [r.latency_ms for r in handle.guard_log.records()[first_direct:]]
+        # The embedding alone, in this process, at the same moment: the check's floor.
+        embed_alone: list[float] = []
+        for i in range(runs // 2):
+            sample = samples[i % len(samples)]
+            text = summarize(sample["tool_name"], sample["tool_input"], sample["cwd"])
+            t = time.perf_counter()
+            runtime.submit_embed([text]).result()
+            embed_alone.append((time.perf_counter() - t) * 1000)
         # What the background refresh costs each cycle when nothing changed.
         guard = handle.guard.guard
         assert guard is not None
@@ -206,6 +214,10 @@ def bench_size(runtime: Runtime, parent: Path, n: int, runs: int, script: Path) 
             },
             "server_check_ms": {"p50": pct(server, 0.5), "p99": pct(server, 0.99)},
             "server_check_ms_one_client": {"p50": pct(direct, 0.5), "p99": pct(direct, 0.99)},
+            "embed_alone_in_process_ms": {
+                "p50": pct(embed_alone, 0.5),
+                "p99": pct(embed_alone, 0.99),
+            },
             "check_round_trip_ms_one_client": {
                 "p50": pct(round_trip, 0.5),
                 "p99": pct(round_trip, 0.99),
