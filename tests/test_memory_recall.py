@@ -129,3 +129,17 @@ def test_recall_with_the_shipped_embedder(tmp_path: Path, runtime: object) -> No
     assert result.facts[0].subject == "Helios"
     result = recall(vault, "airplane seating preference", embedder=embedder, k=1)
     assert result.facts[0].subject == "Travel"
+
+
+def test_a_page_edited_in_place_is_reread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    recall_module = importlib.import_module("desktop.flows.memory.recall")
+
+    vault = _vault(tmp_path)
+    index = RecallIndex(vault, WordEmbedder())
+    assert index.recall("Helios", k=1).facts[0].text == "Helios report is due next Friday"
+    page = vault / "Antinomy/Subjects/Helios.md"
+    page.write_text(page.read_text().replace("next Friday", "on Monday morning"))
+    monkeypatch.setattr(recall_module, "FULL_CHECK_SECONDS", 0.0)
+    assert index.recall("Helios", k=1).facts[0].text == "Helios report is due on Monday morning"
