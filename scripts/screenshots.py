@@ -31,6 +31,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="/tmp/antinomy-shots")
     parser.add_argument("--mode", default="classic", choices=["classic", "whole-vault"])
+    parser.add_argument("--cap", type=int, default=20, help="classic-mode note cap")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-shots-home-")
@@ -56,6 +57,11 @@ def main() -> int:
 
     async def run() -> None:
         c = window.controller
+        from dataclasses import replace
+
+        from desktop.flows.settings import ScanCaps
+
+        c.update_settings(replace(c.settings, scan=ScanCaps(cap=args.cap)))
         c.start(vault)
         await _wait(lambda: c.runtime.state in (State.READY, State.FAILED), 120)
         await _wait(lambda: c.index is not None and c.index.embedding is not None, 120)

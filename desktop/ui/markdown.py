@@ -43,8 +43,12 @@ def note_markdown(path: str, data: bytes) -> str:
     except Exception as exc:  # a skipped note still previews as text
         text = data.decode("utf-8", errors="replace")
         return f"*This note is not indexed: {exc}*\n\n```\n{text[:20000]}\n```\n"
-    starts_with_title = note.body.lstrip().startswith("# ")
-    lines = [] if starts_with_title else [f"# {note.title}", ""]
+    body = note.body.lstrip()
+    if body.startswith("# "):  # the note's own heading goes first, above its properties
+        heading, _, body = body.partition("\n")
+        lines = [heading, ""]
+    else:
+        lines = [f"# {note.title}", ""]
     for key, value in note.frontmatter.items():
         if key == "title":
             continue
@@ -53,6 +57,6 @@ def note_markdown(path: str, data: bytes) -> str:
         lines.append("")
         lines.append("---")
         lines.append("")
-    lines.append(wikilinks_to_markdown(note.body))
+    lines.append(wikilinks_to_markdown(body))
     lines += ["", f"`{path}`"]
     return "\n".join(lines)

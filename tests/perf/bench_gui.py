@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = r"""
 import asyncio, json, os, sys, time
 t0 = float(sys.argv[1]); mode = sys.argv[2]; cap = int(sys.argv[4])
+if sys.argv[5] != "default":
+    sys.setswitchinterval(float(sys.argv[5]))
 sys.path.insert(0, sys.argv[3])
 import threading
 from dataclasses import replace
@@ -87,13 +89,13 @@ print(json.dumps(out))
 """
 
 
-def launch(mode: str, cap: int) -> dict[str, float]:
+def launch(mode: str, cap: int, switch: str = "default") -> dict[str, float]:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-bench-gui-")
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(t0), mode, str(ROOT), str(cap)],
+        [sys.executable, "-c", CHILD, str(t0), mode, str(ROOT), str(cap), switch],
         env=env,
         capture_output=True,
         text=True,
