@@ -148,3 +148,26 @@ def test_guard_threshold_out_of_range_is_refused(
     vault.mkdir()
     assert main(["guard", "enable", "--vault", str(vault), "--threshold", "3"]) == exits.FAILURE
     assert "Guard threshold 3.0 is out of range" in capsys.readouterr().err
+
+
+def test_the_installed_command_runs_and_fails_open(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command written into settings.json really starts the client (python -S, no site)."""
+    import subprocess
+
+    from desktop.service.security import load_or_create_token
+
+    load_or_create_token()
+    main(["hooks", "install", "--project", str(project), "--agent", "claude"])
+    command = commands(read(project / ".claude" / "settings.json"), "PreToolUse")[1]
+    payload = (
+        Path(__file__).parent / "data" / "hooks" / "claude_bash_contradicts.json"
+    ).read_text()
+    monkeypatch.setenv("ANTINOMY_PORT", "9")  # nothing listens there
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the agent's environment has none
+    result = subprocess.run(
+        shlex.split(command), input=payload, capture_output=True, text=True, cwd=project
+    )
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr == "antinomy-hook: endpoint not running on 127.0.0.1:9; tool allowed\n"
