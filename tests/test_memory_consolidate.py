@@ -41,6 +41,8 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
                 fact("", "no subject", [1]),
                 fact("Travel", "nothing cited", []),
                 fact("Lisbon trip", "Fly to Lisbon on 14 December with Ana", [1]),  # changed day
+                fact("Helios", "Is the Helios report due next Friday?", [4]),
+                fact("points,", "Prefers window seats", [3]),
             )
         ]
     )
@@ -50,7 +52,9 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
     assert [f.detail for f in report.rejected if "names" in f.detail] == [
         "names or numbers not in the cited lines: 14"
     ]
-    assert set(reasons) == {
+    assert "question" in reasons and reasons["question"].detail == "a question is not a fact"
+    assert "Antinomy/Subjects/points.md" in report.pages
+    assert set(reasons) - {"question"} == {
         "assistant_only",
         "missing_line",
         "unsupported_content",
@@ -67,7 +71,7 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
     seats = accepted["Prefers window seats on long flights"]
     assert seats.date is None and seats.date_stripped == "2026-12-24"
     lines = page_fact_lines(tmp_path)
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert not any("Alfama" in line or "camera" in line or "Madrid" in line for line in lines)
     lisbon = (tmp_path / "Antinomy/Subjects/Lisbon trip.md").read_text()
     assert "type: subject" in lisbon
@@ -75,8 +79,8 @@ def test_each_rejection_reason_is_recorded(tmp_path: Path) -> None:
         "*(event: 2026-12-12)* — [2026-11-30#L1](../../.antinomy/raw/2026-11-30.tsv#L1)" in lisbon
     )
     log = (tmp_path / "Antinomy/Memory/Consolidation log.md").read_text()
-    assert "rejected 6" in log and "date 2026-12-24 stripped" in log
-    assert len(rejected_fragments(tmp_path)) == 6
+    assert "rejected 7" in log and "date 2026-12-24 stripped" in log
+    assert len(rejected_fragments(tmp_path)) == 7
 
 
 def test_relative_dates_are_resolved_against_the_spoken_day(tmp_path: Path) -> None:

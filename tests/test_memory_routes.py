@@ -78,3 +78,60 @@ def test_bad_payload_and_missing_token_are_json_errors(served: tuple[EndpointHan
     assert "role must be 'user' or 'assistant', not 'robot'." in str(body)
     status, body = call(handle.port, "POST", "/v1/recall", {"query": "x"}, token=None)
     assert status == 401
+
+
+def test_userpromptsubmit_hook_adds_recalled_memory(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    runtime = Runtime(
+        make_generator=lambda: ScriptedGenerator(answers=["x", '{"ok": true}']),
+        make_embedder=WordEmbedder,
+    )
+    runtime.start()
+    runtime.wait_ready(timeout=30)
+    handle = start_endpoint(runtime=runtime, vault_root=tmp_path, port=0, publish=False)
+    try:
+        # The hook reads the token the endpoint created in ANTINOMY_HOME (inherited).
+        from desktop.flows.memory import capture_turn, close_open_batch
+
+        capture_turn(
+            tmp_path, role="user", text="The Helios report is due on 19 December.", session_id="s"
+        )
+        close_open_batch(tmp_path)
+        gen = ScriptedGenerator(
+            answers=[answer(fact("Helios", "Helios report is due on 19 December", [1]))]
+        )
+        assert consolidate(tmp_path, gen).status == "ok"
+        hook_input = {
+            "session_id": "s",
+            "prompt": "When is the Helios report due again?",
+            "hook_event_name": "UserPromptSubmit",
+            "cwd": str(tmp_path),
+        }
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "desktop.service.hook",
+                "userpromptsubmit",
+                "--port",
+                str(handle.port),
+                "--budget-ms",
+                "10000",
+            ],
+            input=json.dumps(hook_input),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        context = out["hookSpecificOutput"]["additionalContext"]
+        assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+        assert "Helios report is due on 19 December" in context
+    finally:
+        handle.stop()
+        runtime.close()

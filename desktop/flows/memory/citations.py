@@ -7,6 +7,8 @@ Checks, in order (the first failure is the recorded reason):
 ``missing_line``         a cited number is not a line of the input the model was given
                          (withdrawn lines are never given, so citing one fails here too)
 ``assistant_only``       none of the cited lines was spoken by the user
+``question``             the fact is a question ("How do I read a CSV file?"): the small
+                         model copies the user's questions, which are not facts
 ``unsupported_content``  under :data:`~.support.SUPPORT_THRESHOLD` of the fact's content
                          words are in the cited text, or a name or number is not
 
@@ -32,7 +34,7 @@ from desktop.flows.memory.support import (
 )
 
 Reason = Literal[
-    "malformed", "no_citation", "missing_line", "assistant_only", "unsupported_content"
+    "malformed", "no_citation", "missing_line", "assistant_only", "unsupported_content", "question"
 ]
 REASONS: tuple[Reason, ...] = (
     "malformed",
@@ -40,6 +42,7 @@ REASONS: tuple[Reason, ...] = (
     "missing_line",
     "assistant_only",
     "unsupported_content",
+    "question",
 )
 
 
@@ -89,6 +92,8 @@ def check_fact(
         return Rejected("missing_line", f"cited line(s) {shown} not in the input", raw, ids)
     if not any(line.role == "user" for line in known):
         return Rejected("assistant_only", "only assistant lines are cited", raw, ids)
+    if text.rstrip().endswith("?"):
+        return Rejected("question", "a question is not a fact", raw, ids)
     cited_text = "\n".join(line.text for line in known)
     ratio = support_ratio(text, cited_text, allowed=(subject, section))
     if ratio < threshold:

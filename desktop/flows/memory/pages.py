@@ -90,8 +90,8 @@ def fact_key(text: str) -> str:
 
 
 def clean_subject_name(name: str) -> str:
-    cleaned = " ".join(_UNSAFE_NAME.sub(" ", name).split()).strip(" .")
-    return cleaned[:MAX_NAME_CHARS].rstrip(" .")
+    cleaned = " ".join(_UNSAFE_NAME.sub(" ", name).split()).strip(" .,;:!?-–—'\"")
+    return cleaned[:MAX_NAME_CHARS].rstrip(" .,;:!?-–—")
 
 
 def read_pages(root: Path, folder: str = DEFAULT_FOLDER) -> list[SubjectPage]:
