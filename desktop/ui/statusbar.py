@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from desktop.ui.controller import AppController
+from desktop.ui.endpoint import QtEndpointStatus, endpoint_for
 from desktop.vault.index import IndexReport
 from inference.runtime import State
 
@@ -30,6 +31,8 @@ class QtStatusBar(QStatusBar):
         self.addPermanentWidget(self.progress)
         self.addPermanentWidget(self.stop)
         self.addPermanentWidget(self.coverage)
+        self.endpoint = QtEndpointStatus(endpoint_for(controller))
+        self.addPermanentWidget(self.endpoint)
         controller.sig_runtime_changed.connect(self.show_runtime)
         controller.sig_index_progress.connect(self.show_progress)
         controller.sig_index_updated.connect(self.show_report)

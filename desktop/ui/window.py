@@ -25,6 +25,7 @@ from desktop.resources import resources_dir
 from desktop.ui.context import AppContext
 from desktop.ui.controller import AppController
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from desktop.ui.endpoint import endpoint_for
 from desktop.ui.errors import ErrorPresenter
 from desktop.ui.logview import QtLogHandler
 from desktop.ui.panels import panels
@@ -63,6 +64,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.docks: dict[str, QDockWidget] = {}
         self._view_menu = QMenu("&View", self)
+        # The loopback endpoint (agent hooks): starts once the models are ready.
+        self.endpoint = endpoint_for(controller)
         self._build_panels()
         self._build_menus()
         self.status = QtStatusBar(controller, self)

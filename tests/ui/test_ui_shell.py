@@ -31,11 +31,23 @@ def _notes(window) -> QtNotesPanel:  # type: ignore[no-untyped-def]
 def test_every_registered_panel_is_built_once(make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(start=False)
     keys = [s.key for s in panels()]
-    assert keys == ["notes", "preview", "tensions", "dismissed", "history", "debug", "models"]
+    assert keys == [
+        "notes",
+        "preview",
+        "tensions",
+        "dismissed",
+        "memory",
+        "guard",
+        "history",
+        "debug",
+        "models",
+    ]
     assert set(window.ctx.panels) == set(keys)
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Tensions",
         "Dismissed pairs",
+        "Memory",
+        "Guard",
         "History",
         "Debug",
         "Models",

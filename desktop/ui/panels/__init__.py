@@ -30,13 +30,25 @@ class PanelSpec:
 
 
 def _panels() -> list[PanelSpec]:
-    from desktop.ui.panels import debug, dismissed, history, models, notes, preview, tensions
+    from desktop.ui.panels import (
+        debug,
+        dismissed,
+        guard,
+        history,
+        memory,
+        models,
+        notes,
+        preview,
+        tensions,
+    )
 
     return [
         notes.PANEL,
         preview.PANEL,
         tensions.PANEL,
         dismissed.PANEL,
+        memory.PANEL,
+        guard.PANEL,
         history.PANEL,
         debug.PANEL,
         models.PANEL,

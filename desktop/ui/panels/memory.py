@@ -1,0 +1,505 @@
+"""Memory: pending batches, Consolidate now (progress, Stop), the last report with its
+accepted facts and rejected fragments (Requeue), subject pages, and a recall box (SPEC §5).
+
+Everything that reads or writes the vault runs on a worker; consolidation on
+its own (:mod:`desktop.ui.panels.memory_runner`), recall on another, so a
+recall never waits behind a long consolidation. Subject pages and cited facts
+open in the preview.
+"""
+
+from __future__ import annotations
+
+import html
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.flows.memory import (
+    PendingBatch,
+    RecallIndex,
+    RecallResult,
+    RejectedFragment,
+    Report,
+    last_report,
+    pending_batches,
+    rejected_fragments,
+    requeue_fragment,
+    subject_pages,
+)
+from desktop.flows.memory.endpoint import MIN_SCORE
+from desktop.flows.memory.pages import SubjectPage
+from desktop.ui.context import AppContext
+from desktop.ui.endpoint import endpoint_for
+from desktop.ui.panels import PanelSpec
+from desktop.ui.panels.memory_runner import ConsolidationRunner
+from inference.runtime import Runtime
+
+PATH_ROLE = Qt.ItemDataRole.UserRole
+STATUS_TEXT = {
+    "ok": "facts written",
+    "empty": "input read, no fact accepted",
+    "nothing": "nothing to consolidate",
+    "already_running": "another consolidation is running",
+    "json_failure": "the model's answer was not valid JSON — the input stays pending",
+    "stopped": "stopped — finished steps were kept",
+}
+
+
+@dataclass(frozen=True)
+class MemoryListing:
+    """What the panel lists, read together on a worker."""
+
+    pending: tuple[PendingBatch, ...]
+    pages: tuple[SubjectPage, ...]
+    rejected: tuple[tuple[RejectedFragment, str], ...]
+    report: dict[str, Any] | None
+
+
+def read_listing(root: Path) -> MemoryListing:
+    fragments = sorted(rejected_fragments(root), key=lambda fs: fs[0].at, reverse=True)
+    return MemoryListing(
+        tuple(pending_batches(root)),
+        tuple(sorted(subject_pages(root), key=lambda p: p.name.lower())),
+        tuple(fragments),
+        last_report(root),
+    )
+
+
+def report_summary(report: dict[str, Any]) -> str:
+    """One line (HTML) for a report as saved: status, counts, message."""
+    status = str(report.get("status", "?"))
+    parts = [f"<b>{html.escape(status)}</b> — {html.escape(STATUS_TEXT.get(status, status))}"]
+    accepted, rejected = len(report.get("accepted") or ()), len(report.get("rejected") or ())
+    if status not in ("nothing", "already_running"):
+        parts.append(
+            f"{accepted} fact(s) accepted, {rejected} rejected, "
+            f"{report.get('duplicates', 0)} already known; "
+            f"{report.get('lines_consumed', 0)} line(s) consumed, "
+            f"{report.get('lines_pending', 0)} still pending"
+        )
+    when = str(report.get("finished_at") or "").replace("T", " ").rstrip("Z")
+    if when:
+        parts.append(f"{when} UTC, {report.get('seconds', 0)} s")
+    message = report.get("message")
+    line = "; ".join(parts) + "."
+    if message:
+        line += f"<br>{html.escape(str(message))}"
+    return line
+
+
+def _tree(headers: list[str], widths: list[int]) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(headers)
+    tree.setRootIsDecorated(False)
+    tree.setUniformRowHeights(True)
+    tree.setWordWrap(False)
+    for column, width in enumerate(widths):
+        tree.setColumnWidth(column, width)
+    return tree
+
+
+def _box(title: str, *widgets: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(6, 6, 6, 6)
+    for w in widgets:
+        layout.addWidget(w)
+    return box
+
+
+class QtMemoryPanel(QWidget):
+    sig_memory_listed = Signal(object)
+    """Pending batches, pages, fragments and the last report are on screen: ``(MemoryListing)``."""
+    sig_report_shown = Signal(object)
+    """A consolidation report is on screen: ``(report as a JSON dict)``."""
+    sig_fragment_requeued = Signal(str)
+    """A rejected fragment was put back in the queue: ``(fragment id)``."""
+    sig_recall_shown = Signal(object)
+    """Recall results are on screen: ``(RecallResult)``."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self._c = ctx.controller
+        self.runner = ConsolidationRunner(self._c)
+        self.recall_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-recall")
+        self._c.closers.append(self.shutdown)
+        self._list_request = 0
+        self._recall_request = 0
+        self._recall_index: tuple[Path, Runtime, RecallIndex] | None = None
+        self.listing: MemoryListing | None = None
+        self.report: dict[str, Any] | None = None
+
+        # -- top row
+        self.consolidate_button = QPushButton("Consolidate now")
+        self.consolidate_button.setToolTip(
+            "Turn pending conversation lines into cited facts on subject pages "
+            "(closes the open batch first)"
+        )
+        self.consolidate_button.clicked.connect(self.consolidate)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop after the current token; finished steps are kept")
+        self.stop_button.clicked.connect(self.runner.stop)
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(200)
+        self.progress.hide()
+        self.state = QLabel("Idle.")
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(self.consolidate_button)
+        top.addWidget(self.stop_button)
+        top.addWidget(self.progress)
+        top.addWidget(self.state, 1)
+        top.addWidget(refresh)
+
+        # -- pending batches and subject pages
+        self.pending = _tree(["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70])
+        self.pages = QListWidget()
+        self.pages.itemActivated.connect(self._open_page)
+        self.pages.itemClicked.connect(self._open_page)
+
+        # -- last report
+        self.report_text = QLabel("No consolidation yet.")
+        self.report_text.setWordWrap(True)
+        self.report_text.setTextFormat(Qt.TextFormat.RichText)
+        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130])
+        self.accepted.itemActivated.connect(self._open_item)
+        self.accepted.itemDoubleClicked.connect(self._open_item)
+        self.rejected = _tree(
+            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
+        )
+        self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
+        self.requeue_button = QPushButton("Requeue")
+        self.requeue_button.setToolTip(
+            "Let the next consolidation reconsider this fragment's lines"
+        )
+        self.requeue_button.clicked.connect(self.requeue_selected)
+        self.rejected_count = QLabel()
+        requeue_row = QHBoxLayout()
+        requeue_row.addWidget(self.rejected_count, 1)
+        requeue_row.addWidget(self.requeue_button)
+        rejected_widget = QWidget()
+        rw = QVBoxLayout(rejected_widget)
+        rw.setContentsMargins(0, 0, 0, 0)
+        rw.addWidget(self.rejected, 1)
+        rw.addLayout(requeue_row)
+
+        # -- recall
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Recall: what does memory hold about…")
+        self.query.returnPressed.connect(self.recall)
+        self.recall_button = QPushButton("Recall")
+        self.recall_button.clicked.connect(self.recall)
+        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120])
+        self.results.itemActivated.connect(self._open_item)
+        self.results.itemDoubleClicked.connect(self._open_item)
+        query_row = QHBoxLayout()
+        query_row.addWidget(self.query, 1)
+        query_row.addWidget(self.recall_button)
+        recall_widget = QWidget()
+        qw = QVBoxLayout(recall_widget)
+        qw.setContentsMargins(0, 0, 0, 0)
+        qw.addLayout(query_row)
+        qw.addWidget(self.results, 1)
+
+        lists = QSplitter(Qt.Orientation.Horizontal)
+        self.pending_box = _box("Pending batches", self.pending)
+        self.pages_box = _box("Subject pages", self.pages)
+        lists.addWidget(self.pending_box)
+        lists.addWidget(self.pages_box)
+        report_box = QGroupBox("Last consolidation")
+        rb = QVBoxLayout(report_box)
+        rb.setContentsMargins(6, 6, 6, 6)
+        rb.addWidget(self.report_text)
+        report_split = QSplitter(Qt.Orientation.Vertical)
+        report_split.addWidget(_box("Accepted facts", self.accepted))
+        report_split.addWidget(_box("Rejected fragments", rejected_widget))
+        rb.addWidget(report_split, 1)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(lists)
+        body.addWidget(report_box)
+        body.addWidget(_box("Recall", recall_widget))
+        body.setSizes([150, 380, 260])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(body, 1)
+
+        self.runner.sig_consolidation_started.connect(self._started)
+        self.runner.sig_consolidation_progress.connect(self._progress)
+        self.runner.sig_consolidation_finished.connect(self._finished)
+        self.runner.sig_consolidation_stopped.connect(self._stopped)
+        self.runner.sig_consolidation_failed.connect(self._failed)
+        self._c.sig_vault_opened.connect(lambda _root: self._vault_opened())
+        self._c.sig_history_changed.connect(self.refresh)
+        # Turns captured by agents' hooks arrive through the app's endpoint: list them live,
+        # at most twice a second.
+        self._capture_timer = QTimer(self)
+        self._capture_timer.setSingleShot(True)
+        self._capture_timer.setInterval(500)
+        self._capture_timer.timeout.connect(self.refresh)
+        endpoint_for(self._c).sig_memory_captured.connect(self._capture_timer.start)
+        self._buttons()
+        self.refresh()
+
+    # ------------------------------------------------------------------ listing
+
+    def _vault_opened(self) -> None:
+        self.results.clear()
+        self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh()  # captures arrive through the endpoint at any time
+
+    def refresh(self) -> None:
+        root = self._c.root
+        if root is None:
+            return
+        self._list_request += 1
+        request = self._list_request
+
+        async def go() -> None:
+            listing = await self._c.run_in(self._c.read_pool, read_listing, root)
+            if request == self._list_request and root == self._c.root:
+                self._fill(listing)
+
+        self._c.spawn(go(), what="Reading the memory")
+
+    def _fill(self, listing: MemoryListing) -> None:
+        self.listing = listing
+        self.pending.clear()
+        for b in listing.pending:
+            state = "closed" if b.closed else "open"
+            if b.closed and b.close_reason:
+                state += f" ({b.close_reason})"
+            item = QTreeWidgetItem(
+                [b.batch_id, str(b.lines), str(b.pending_lines), str(b.withdrawn_lines), state]
+            )
+            item.setToolTip(0, b.path)
+            for column in (1, 2, 3):
+                item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
+            self.pending.addTopLevelItem(item)
+        self.pending_box.setTitle(f"Pending batches ({len(listing.pending)})")
+        self.pages_box.setTitle(f"Subject pages ({len(listing.pages)})")
+        self.pages.clear()
+        for page in listing.pages:
+            item_p = QListWidgetItem(f"{page.name}  ({len(page.facts)} fact(s))")
+            item_p.setData(PATH_ROLE, page.path)
+            aliases = f"Aliases: {', '.join(page.aliases)}\n" if page.aliases else ""
+            item_p.setToolTip(f"{aliases}{page.summary}\n{page.path}".strip())
+            self.pages.addItem(item_p)
+        self.rejected.clear()
+        for frag, state in listing.rejected:
+            item = QTreeWidgetItem([frag.reason, frag.subject, frag.text, frag.detail, state])
+            item.setData(0, PATH_ROLE, frag.fragment_id)
+            item.setToolTip(2, frag.text)
+            item.setToolTip(
+                3, f"{frag.detail}\nfrom {frag.source}; cited {', '.join(frag.line_ids)}"
+            )
+            self.rejected.addTopLevelItem(item)
+        waiting = sum(1 for _f, s in listing.rejected if s == "rejected")
+        self.rejected_count.setText(
+            f"{len(listing.rejected)} fragment(s), {waiting} not re-queued"
+            if listing.rejected
+            else "No rejected fragment."
+        )
+        if listing.report is not None and listing.report != self.report:
+            self.show_report(listing.report)
+        self._buttons()
+        self.sig_memory_listed.emit(listing)
+
+    # ------------------------------------------------------------------ consolidation
+
+    def consolidate(self) -> None:
+        self.runner.start(force=True)
+
+    def _started(self) -> None:
+        self.state.setText("Consolidating…")
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self._buttons()
+
+    def _progress(self, done: int, total: int, what: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.state.setText(f"Step {min(done + 1, total)} of {total}: {what}")
+
+    def _stopped(self) -> None:
+        self.progress.hide()
+        self.state.setText("Stopped — finished steps are kept; the rest stays pending.")
+        self._buttons()
+
+    def _failed(self, message: str) -> None:
+        self.progress.hide()
+        self.state.setText("Consolidation failed — see Problems; finished steps were kept.")
+        self._c.sig_error.emit("Consolidating memory", message)
+        self._buttons()
+        # Steps finished before the failure are real writes: show them.
+        self._c.sig_history_changed.emit()
+
+    def _finished(self, report: Report) -> None:
+        self.progress.hide()
+        if self.runner.running:
+            pass  # a newer run is going: its own state line stays
+        elif report.status == "stopped":
+            self._stopped()
+        else:
+            self.state.setText(f"Done: {STATUS_TEXT.get(report.status, report.status)}.")
+        self.show_report(report.to_json())
+        self._buttons()
+        self.refresh()
+
+    def show_report(self, report: dict[str, Any]) -> None:
+        self.report = report
+        self.report_text.setText(report_summary(report))
+        debug = report.get("debug_path")
+        self.report_text.setToolTip(f"Raw answers: {debug}" if debug else "")
+        self.accepted.clear()
+        for fact in report.get("accepted") or ():
+            date = fact.get("date") or ""
+            if fact.get("date_stripped"):
+                date = f"(stripped {fact['date_stripped']})"
+            item = QTreeWidgetItem(
+                [
+                    str(fact.get("subject", "")),
+                    str(fact.get("section", "")),
+                    str(fact.get("text", "")),
+                    ", ".join(fact.get("citations") or ()),
+                    date,
+                ]
+            )
+            item.setData(0, PATH_ROLE, fact.get("page"))
+            item.setToolTip(2, f"{fact.get('text', '')}\nsupport {fact.get('support', 0):.2f}")
+            self.accepted.addTopLevelItem(item)
+        self.sig_report_shown.emit(report)
+
+    # ------------------------------------------------------------------ rejected fragments
+
+    def selected_fragment(self) -> tuple[str, str] | None:
+        item = self.rejected.currentItem()
+        if item is None:
+            return None
+        return str(item.data(0, PATH_ROLE)), item.text(4)
+
+    def requeue_selected(self) -> None:
+        selected = self.selected_fragment()
+        root = self._c.root
+        if selected is None or root is None:
+            return
+        fragment_id = selected[0]
+
+        async def go() -> None:
+            await self._c.run_in(self._c.write_pool, requeue_fragment, root, fragment_id)
+            self.state.setText("Re-queued: the next consolidation reconsiders those lines.")
+            self.sig_fragment_requeued.emit(fragment_id)
+            self.refresh()
+
+        self._c.spawn(go(), what="Re-queueing a rejected fragment")
+
+    def select_fragment(self, fragment_id: str) -> None:
+        for i in range(self.rejected.topLevelItemCount()):
+            item = self.rejected.topLevelItem(i)
+            if item is not None and item.data(0, PATH_ROLE) == fragment_id:
+                self.rejected.setCurrentItem(item)
+                return
+
+    def _buttons(self) -> None:
+        running = self.runner.running
+        self.consolidate_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        selected = self.selected_fragment()
+        self.requeue_button.setEnabled(selected is not None and selected[1] == "rejected")
+
+    # ------------------------------------------------------------------ recall
+
+    def _index(self, root: Path) -> RecallIndex:
+        """The warm recall index for this vault and runtime (recall worker only)."""
+        runtime = self._c.runtime
+        cached = self._recall_index
+        if cached is not None and cached[0] == root and cached[1] is runtime:
+            return cached[2]
+        index = RecallIndex(root, runtime.queued_embedder())
+        self._recall_index = (root, runtime, index)
+        return index
+
+    def recall(self) -> None:
+        query = self.query.text().strip()
+        root = self._c.root
+        if not query or root is None:
+            return
+        if not self._c.semantic_ready():
+            self._c.sig_error.emit(
+                "Recalling", "The embedder is still loading — try again when the models are ready."
+            )
+            return
+        self._recall_request += 1
+        request = self._recall_request
+
+        def work() -> RecallResult:
+            return self._index(root).recall(query, k=8)
+
+        async def go() -> None:
+            result = await self._c.run_in(self.recall_pool, work)
+            if request == self._recall_request:
+                self._show_recall(result)
+
+        self._c.spawn(go(), what="Recalling")
+
+    def _show_recall(self, result: RecallResult) -> None:
+        self.results.clear()
+        for hit in (*result.subjects, *result.facts):
+            text = hit.text + (f" ({hit.date})" if hit.date else "")
+            kind = "subject" if hit.kind == "summary" else hit.kind
+            item = QTreeWidgetItem(
+                [kind, hit.subject, text, ", ".join(hit.citations), f"{hit.score:.2f}"]
+            )
+            item.setData(0, PATH_ROLE, hit.page)
+            item.setToolTip(2, text)
+            if hit.score < MIN_SCORE:  # what an assistant's recall would leave out
+                for column in range(5):
+                    item.setForeground(column, self.palette().placeholderText())
+                item.setToolTip(4, f"under {MIN_SCORE}: not offered to assistants")
+            self.results.addTopLevelItem(item)
+        if not result.subjects and not result.facts:
+            self.results.addTopLevelItem(QTreeWidgetItem(["", "", "Nothing in memory yet."]))
+        self.sig_recall_shown.emit(result)
+
+    # ------------------------------------------------------------------ preview and closing
+
+    def _open_page(self, item: QListWidgetItem) -> None:
+        path = item.data(PATH_ROLE)
+        if path:
+            self._c.sig_preview_requested.emit(str(path))
+
+    def _open_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        path = item.data(0, PATH_ROLE)
+        if path:
+            self._c.sig_preview_requested.emit(str(path))
+
+    def shutdown(self) -> None:
+        """Stop a running consolidation and free the workers (the app is quitting)."""
+        self.runner.close()
+        self.recall_pool.shutdown(wait=True, cancel_futures=True)
+
+
+PANEL = PanelSpec("memory", "Memory", "tab", QtMemoryPanel)
