@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -294,3 +295,42 @@ def test_vector_store_incremental_rows() -> None:
     assert [p for p, _ in store.nearest(np.array([1, 0], np.float32), 5)] == ["c", "b"]
     allowed = store.nearest(np.array([1, 0], np.float32), 5, allowed={"b"}.__contains__)
     assert [p for p, _ in allowed] == ["b"]
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+from desktop.vault.index import VaultIndex
+root, n = Path(sys.argv[1]), sys.argv[2]
+index = VaultIndex(root)
+for r in range(40):
+    for k in range(5):
+        (root / f"Edited {n}-{k}.md").write_text(f"# Edited\\n\\nround {r} of {n} {k}\\n")
+    index.update()
+"""
+
+
+def test_two_processes_index_one_vault_at_once(tmp_path: Path) -> None:
+    """The app's index and the guard's share index.db: concurrent writers wait, never fail
+    (with a plain BEGIN, a read-then-write transaction hit "database is locked")."""
+    import subprocess
+    import sys
+
+    from desktop.resources import sample_vault_source
+
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault_source(), root)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(root), str(n)],
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        for n in range(2)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    index = VaultIndex(root)
+    assert index.rebuilt_because is None
+    assert {f"Edited {n}-4.md" for n in range(2)} <= {s.path for s in index.notes()}

@@ -113,7 +113,9 @@ class IndexDatabase:
             self.db = self._open()
 
     def _connect(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -133,8 +135,12 @@ class IndexDatabase:
             version = 0
         db.execute("PRAGMA quick_check").fetchone()
         for number in range(version, SCHEMA_VERSION):
+            # IMMEDIATE takes the write lock first, so two processes opening a new
+            # vault at once migrate it once: the second sees the new version.
             with db.conn:
-                db.execute("BEGIN")
+                db.execute("BEGIN IMMEDIATE")
+                if int(db.execute("PRAGMA user_version").fetchone()[0]) > number:
+                    continue
                 MIGRATIONS[number](db)
                 db.execute(f"PRAGMA user_version = {number + 1}")
         return db

@@ -275,7 +275,7 @@ class VaultIndex:
         """Forget everything and index from scratch."""
         with self._write_lock:
             with self.db.conn:
-                self.db.execute("BEGIN")
+                self.db.execute("BEGIN IMMEDIATE")
                 for table in ("links", "vectors", "coverage", "notes"):
                     self.db.execute(f"DELETE FROM {table}")
             if self.vectors is not None:
@@ -306,7 +306,7 @@ class VaultIndex:
             if stop is not None and stop():
                 return added, updated, True
             with self.db.conn:
-                self.db.execute("BEGIN")
+                self.db.execute("BEGIN IMMEDIATE")
                 for rel in paths[start : start + _BATCH_FILES]:
                     try:
                         note = read_note(self.root, rel, max_bytes=self.max_bytes)
@@ -393,7 +393,7 @@ class VaultIndex:
             ).fetchall()
         )
         with self.db.conn:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
             for rel in gone:
                 self._drop_note(rel)
                 self.db.execute("DELETE FROM coverage WHERE path = ?", [rel])
@@ -456,7 +456,7 @@ class VaultIndex:
 
     def _store_resolutions(self, updates: list[tuple[str | None, str | None, int]]) -> None:
         with self.db.conn:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.conn.executemany(
                 "UPDATE links SET resolved = ?, problem = ? WHERE rowid = ?", updates
             )
@@ -471,7 +471,7 @@ class VaultIndex:
             )
         ]
         with self.db.conn:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "UPDATE coverage SET reason = NULL, detail = NULL "
                 "WHERE state = 'indexed' AND reason = 'duplicate_basename'"
@@ -503,7 +503,7 @@ class VaultIndex:
                 for (path, _, _, digest), vec in zip(batch, vectors, strict=True)
             ]
             with self.db.conn:
-                self.db.execute("BEGIN")
+                self.db.execute("BEGIN IMMEDIATE")
                 self.db.conn.executemany(
                     "INSERT INTO vectors (path, sha256, vector) VALUES (?, ?, ?) "
                     "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, "
