@@ -11,8 +11,8 @@ import pytest
 from desktop.flows.settings import (
     MAX_RECENT,
     BackendSettings,
+    EndpointSettings,
     FolderSettings,
-    GuardSettings,
     ScanCaps,
     Settings,
     SettingsInvalid,
@@ -29,7 +29,8 @@ def test_defaults_when_nothing_was_saved(antinomy_home: Path) -> None:
     assert (
         s.scan.cap == 20 and s.scan.body_chars == 800 and s.scan.types == ("tension", "substrate")
     )
-    assert s.guard.threshold == 0.82 and s.guard.mode == "warn"
+    # The guard's threshold and mode live with each vault (desktop.flows.guard), not here.
+    assert not hasattr(s, "guard")
     assert s.folders.debug == "Antinomy/Debug"
     assert settings_path().is_relative_to(antinomy_home)
 
@@ -38,7 +39,7 @@ def test_round_trip_keeps_every_value(tmp_path: Path) -> None:
     s = Settings(
         backend=BackendSettings(kind="http", base_url="http://10.1.2.3:8080/v1", model="q"),
         scan=ScanCaps(cap=7, body_chars=300, types=("tension",), neighbours=3),
-        guard=GuardSettings(threshold=0.9, mode="ask"),
+        endpoint=EndpointSettings(port=9123),
         folders=FolderSettings(debug="Meta/Debug"),
     ).with_vault_opened(tmp_path)
     save_settings(s)
@@ -89,8 +90,6 @@ def test_http_backend_needs_a_url() -> None:
         (lambda: ScanCaps(cap=1), "scan.cap must be between 2 and 500 notes, not 1."),
         (lambda: ScanCaps(body_chars=5), "scan.body_chars must be between 100 and 20000, not 5."),
         (lambda: ScanCaps(types=()), "scan.types must name at least one note type"),
-        (lambda: GuardSettings(threshold=1.5), "guard.threshold must be above 0 and at most 1"),
-        (lambda: GuardSettings(mode="block"), "guard.mode must be 'warn' or 'ask', not 'block'."),
         (lambda: FolderSettings(debug="../out"), "folders.debug must be a folder inside the vault"),
         (lambda: FolderSettings(debug=".antinomy"), "folders.debug must be a folder inside"),
     ],
@@ -124,10 +123,11 @@ def test_bad_value_in_file_names_file_and_key() -> None:
 def test_unknown_and_missing_keys() -> None:
     path = settings_path()
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"scan": {"cap": 9, "future": 1}, "new_section": {}}))
+    old = {"scan": {"cap": 9, "future": 1}, "new_section": {}, "guard": {"threshold": 0.82}}
+    path.write_text(json.dumps(old))
     s = load_settings()
     assert s.scan == replace(ScanCaps(), cap=9)
-    assert s.guard == GuardSettings()
+    assert s.endpoint == EndpointSettings()
 
 
 def test_api_key_file_is_owner_only() -> None:

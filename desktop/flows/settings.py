@@ -30,7 +30,6 @@ MAX_RECENT = 10
 DEFAULT_PORT = 8765
 
 BackendKind = Literal["embedded", "http"]
-GuardMode = Literal["warn", "ask"]
 
 
 class SettingsInvalid(AntinomyError):
@@ -105,23 +104,6 @@ class ScanCaps:
 
 
 @dataclass(frozen=True)
-class GuardSettings:
-    #: Cosine similarity a decision needs to warn (calibrated for the shipped embedder).
-    threshold: float = 0.82
-    mode: GuardMode = "warn"
-
-    def __post_init__(self) -> None:
-        _check(
-            0.0 < self.threshold <= 1.0,
-            f"guard.threshold must be above 0 and at most 1, not {self.threshold}.",
-        )
-        _check(
-            self.mode in ("warn", "ask"),
-            f"guard.mode must be 'warn' or 'ask', not {self.mode!r}.",
-        )
-
-
-@dataclass(frozen=True)
 class EndpointSettings:
     port: int = DEFAULT_PORT
 
@@ -159,7 +141,6 @@ class Settings:
     models: ModelPaths = field(default_factory=ModelPaths)
     backend: BackendSettings = field(default_factory=BackendSettings)
     scan: ScanCaps = field(default_factory=ScanCaps)
-    guard: GuardSettings = field(default_factory=GuardSettings)
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     folders: FolderSettings = field(default_factory=FolderSettings)
     #: Absolute paths, most recent first.
@@ -206,7 +187,6 @@ _SECTIONS: dict[str, type[Any]] = {
     "models": ModelPaths,
     "backend": BackendSettings,
     "scan": ScanCaps,
-    "guard": GuardSettings,
     "endpoint": EndpointSettings,
     "folders": FolderSettings,
 }
@@ -221,8 +201,6 @@ _EXPECTED: dict[str, type | tuple[type, ...]] = {
     "body_chars": int,
     "types": tuple,
     "neighbours": int,
-    "threshold": (float, int),
-    "mode": str,
     "port": int,
     "principles": str,
     "subjects": str,
@@ -249,8 +227,6 @@ def _section(name: str, cls: type[Any], data: Any) -> Any:
         expected = _EXPECTED[key]
         bad = isinstance(value, bool) or not isinstance(value, expected)
         _check(not bad, f"{name}.{key} has the wrong type: {value!r}.")
-        if key == "threshold":
-            value = float(value)
         values[key] = value
     return cls(**values)
 
@@ -271,7 +247,6 @@ def settings_from_dict(data: Any) -> Settings:
         models=sections["models"],
         backend=sections["backend"],
         scan=sections["scan"],
-        guard=sections["guard"],
         endpoint=sections["endpoint"],
         folders=sections["folders"],
         recent_vaults=tuple(recent[:MAX_RECENT]),

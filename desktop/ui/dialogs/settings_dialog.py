@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -30,7 +29,6 @@ from desktop.flows.settings import (
     BackendSettings,
     EndpointSettings,
     FolderSettings,
-    GuardSettings,
     ModelPaths,
     ScanCaps,
     Settings,
@@ -126,23 +124,19 @@ class SettingsDialog(QDialog):
         form.addRow("Neighbours in focus mode", self.neighbours)
         tabs.addTab(scan, "Scan")
 
-        # Guard and endpoint
-        self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.01, 1.0)
-        self.threshold.setDecimals(2)
-        self.threshold.setSingleStep(0.01)
-        self.threshold.setValue(settings.guard.threshold)
-        self.mode = QComboBox()
-        self.mode.addItems(["warn", "ask"])
-        self.mode.setCurrentText(settings.guard.mode)
+        # Endpoint (the guard's threshold and mode belong to each vault: the Guard panel)
         self.port = QSpinBox()
         self.port.setRange(1024, 65535)
         self.port.setValue(settings.endpoint.port)
         guard = QWidget()
         form = QFormLayout(guard)
-        form.addRow("Guard threshold (cosine)", self.threshold)
-        form.addRow("Guard mode", self.mode)
         form.addRow("Endpoint port (loopback)", self.port)
+        where = QLabel(
+            "The guard is turned on, and its threshold and mode set, per vault in the Guard "
+            "panel (View ▸ Guard); `antinomy guard enable` writes the same settings."
+        )
+        where.setWordWrap(True)
+        form.addRow(where)
         tabs.addTab(guard, "Guard")
 
         # Folders
@@ -201,7 +195,6 @@ class SettingsDialog(QDialog):
                 types=types,
                 neighbours=self.neighbours.value(),
             ),
-            guard=GuardSettings(threshold=self.threshold.value(), mode=self.mode.currentText()),  # type: ignore[arg-type]
             endpoint=EndpointSettings(port=self.port.value()),
             folders=FolderSettings(
                 principles=self.principles.text().strip(),
