@@ -424,3 +424,20 @@ def test_hand_written_dismissals_match_like_links(vault: Path) -> None:
     idx.update()
     run = scan(idx, ScriptedGenerator([answer(GOOD)]), mode="classic")
     assert run.pairs == () and run.dropped == {"dismissed": 1}
+
+
+def test_focus_and_two_note_schemas_cannot_pair_a_note_with_itself(index: VaultIndex) -> None:
+    gen = ScriptedGenerator([answer()])
+    scan(index, gen, mode="focus", focus="Substrates/Friday releases.md")
+    item = gen.calls[0].schema["properties"]["pairs"]["items"]["properties"]  # type: ignore[index]
+    assert item["note_a"]["enum"] == ["Friday releases"]
+    assert "Friday releases" not in item["note_b"]["enum"] and len(item["note_b"]["enum"]) >= 2
+
+    gen = ScriptedGenerator([answer()] * 30)
+    settings = ScanSettings(band_low=0.0, band_high=1.0, batch_notes=2)
+    scan(index, gen, mode="whole-vault", settings=settings)
+    for call in gen.calls:
+        item = call.schema["properties"]["pairs"]  # type: ignore[index]
+        a = item["items"]["properties"]["note_a"]["enum"]
+        b = item["items"]["properties"]["note_b"]["enum"]
+        assert len(a) == len(b) == 1 and a != b and item["maxItems"] == 1

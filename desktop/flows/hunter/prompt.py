@@ -95,10 +95,21 @@ def build_messages(notes: Sequence[PromptNote], *, focus: PromptNote | None) -> 
     return template("hunter-system"), user
 
 
-def answer_schema(labels: Sequence[str], *, max_pairs: int) -> dict[str, Any]:
+def _name(labels: Sequence[str]) -> dict[str, Any]:
     name: dict[str, Any] = {"type": "string"}
     if labels:
         name["enum"] = list(labels)
+    return name
+
+
+def answer_schema(
+    labels: Sequence[str], *, max_pairs: int, first: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The answer's JSON schema. ``first`` limits ``note_a`` (and keeps those labels
+    out of ``note_b``): the focus note, or one note of a two-note batch — so a
+    constrained model cannot pair a note with itself."""
+    name_a = _name(first or labels)
+    name_b = _name([label for label in labels if label not in first] if first else labels)
     return {
         "type": "object",
         "properties": {
@@ -108,8 +119,8 @@ def answer_schema(labels: Sequence[str], *, max_pairs: int) -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "note_a": name,
-                        "note_b": name,
+                        "note_a": name_a,
+                        "note_b": name_b,
                         "quote_a": {"type": "string", "maxLength": QUOTE_MAX},
                         "quote_b": {"type": "string", "maxLength": QUOTE_MAX},
                         "description": {"type": "string", "maxLength": DESCRIPTION_MAX},

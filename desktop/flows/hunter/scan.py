@@ -164,9 +164,16 @@ class _Scan:
         possible = len(prompt_notes) * (len(prompt_notes) - 1) // 2
         if focus_note is not None:
             possible = len(prompt_notes) - 1
+        if focus_note is not None:
+            first = [focus_note.label]
+        elif len(prompt_notes) == 2:
+            first = [prompt_notes[0].label]
+        else:
+            first = []
         schema = answer_schema(
             [n.label for n in prompt_notes],
             max_pairs=max(1, min(self.settings.max_pairs_per_answer, possible)),
+            first=first,
         )
         gen = GenerationSettings(
             max_tokens=self.settings.max_answer_tokens, constrain=self.settings.constrain
