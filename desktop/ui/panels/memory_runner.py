@@ -9,19 +9,16 @@ real writes, unless a newer run started meanwhile.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import Signal
 
 from desktop.flows.memory import Report, consolidate
 from desktop.ui.controller import AppController
-from inference.base import StopFlag
-from inference.errors import ModelUnavailable
-from inference.runtime import State
+from desktop.ui.flow_runner import FlowRunner
 
 
-class ConsolidationRunner(QObject):
+class ConsolidationRunner(FlowRunner):
     sig_consolidation_started = Signal()
     """A consolidation began."""
     sig_consolidation_progress = Signal(int, int, str)
@@ -34,17 +31,12 @@ class ConsolidationRunner(QObject):
     """The run could not start or crashed: ``(message)``."""
 
     def __init__(self, controller: AppController) -> None:
-        super().__init__(controller)
-        self._c = controller
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-memory")
-        self.request = 0
-        self.running = False
-        self._stop: StopFlag | None = None
-        self._pending: tuple[int, int, str] | None = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(100)
-        self._timer.timeout.connect(self._flush)
+        super().__init__(controller, thread_name="antinomy-memory")
+        self._signals(
+            failed=self.sig_consolidation_failed,
+            progress=self.sig_consolidation_progress,
+            stopped=self.sig_consolidation_stopped,
+        )
 
     def start(self, *, force: bool = True) -> None:
         """Consolidate the vault's pending memory; ``force`` closes the open batch first."""
@@ -54,29 +46,11 @@ class ConsolidationRunner(QObject):
         if root is None:
             self.sig_consolidation_failed.emit("Open a vault first.")
             return
-        runtime = self._c.runtime
-        if runtime.state is not State.READY:
-            problem = runtime.error
-            self.sig_consolidation_failed.emit(
-                str(problem)
-                if problem
-                else "The models are still loading — try again when the status bar says ready."
-            )
+        engine = self._engine()
+        if engine is None:
             return
-        try:
-            engine = runtime.queued_generator()
-        except ModelUnavailable as exc:
-            self.sig_consolidation_failed.emit(str(exc))
-            return
-        self.request += 1
-        request = self.request
-        stop = StopFlag()
-        self._stop = stop
-        self.running = True
+        request, stop, progress = self._begin()
         self.sig_consolidation_started.emit()
-
-        def progress(done: int, total: int, what: str) -> None:
-            self._c.from_worker(self._queue, request, done, total, what)
 
         def work(vault: Path) -> Report:
             return consolidate(vault, engine, force=force, stop=stop, progress=progress)
@@ -90,8 +64,7 @@ class ConsolidationRunner(QObject):
                     self.sig_consolidation_failed.emit(f"{type(exc).__name__}: {exc}")
                 return
             if request == self.request:
-                self.running = False
-                self._timer.stop()
+                self._finished()
             elif self.running:
                 return  # a newer run is on screen
             if report.operations:
@@ -100,31 +73,3 @@ class ConsolidationRunner(QObject):
             self.sig_consolidation_finished.emit(report)
 
         self._c.spawn(go(), what="Consolidating memory")
-
-    def stop(self) -> None:
-        """Stop now: the GUI is idle at once; the run ends at its next token."""
-        if self._stop is not None:
-            self._stop.set()
-        if not self.running:
-            return
-        self.running = False
-        self.request += 1
-        self._timer.stop()
-        self.sig_consolidation_stopped.emit()
-
-    def close(self) -> None:
-        if self._stop is not None:
-            self._stop.set()
-        self.running = False
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def _queue(self, request: int, done: int, total: int, what: str) -> None:
-        if request != self.request:
-            return
-        self._pending = (done, total, what)
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def _flush(self) -> None:
-        if self._pending is not None and self.running:
-            self.sig_consolidation_progress.emit(*self._pending)
