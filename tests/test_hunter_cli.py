@@ -73,3 +73,27 @@ def test_focus_needs_a_known_note(
 def test_bad_cap_is_refused(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", "--vault", str(vault), "--cap", "0"]) == exits.FAILURE
     assert "--cap must be at least 1" in capsys.readouterr().err
+
+
+def test_scan_uses_the_saved_scan_caps_and_debug_folder(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dataclasses import replace
+
+    from desktop.flows.settings import FolderSettings, ScanCaps, Settings, save_settings
+
+    save_settings(
+        replace(
+            Settings(),
+            scan=replace(ScanCaps(), cap=2),
+            folders=replace(FolderSettings(), debug="Meta/Raw"),
+        )
+    )
+    use_answers(monkeypatch, "no idea", "still no idea")
+    assert main(["scan", "--vault", str(vault), "--json"]) == exits.DATA_ERROR
+    data = json.loads(capsys.readouterr().out)
+    assert data["notes_examined"] == 2 and data["debug_note"].startswith("Meta/Raw/HUNTER-RAW ")
+    # A flag still wins over the saved value.
+    use_answers(monkeypatch, answer())
+    assert main(["scan", "--vault", str(vault), "--cap", "3", "--json"]) == exits.OK
+    assert json.loads(capsys.readouterr().out)["notes_examined"] == 3

@@ -12,6 +12,7 @@ from desktop.cli.output import ProgressLine, print_json, progress
 from desktop.cli.vault_cmd import add_vault_option, open_index
 from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, ScanRun, ScanSettings, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.flows.settings import load_settings
 from desktop.vault.index import VaultIndex
 from inference.base import Generator
 from inference.errors import AntinomyError
@@ -44,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _settings(args: argparse.Namespace) -> ScanSettings:
-    s = ScanSettings()
+    """The user's saved scan caps (the app's Settings), then this command's flags."""
+    s = load_settings().scan_settings()
     changes = {
         "cap": args.cap,
         "body_chars": args.body_chars,
@@ -96,7 +98,8 @@ def run_scan(args: argparse.Namespace) -> int:
             engine.close()
         debug_note = None
         if run.status == "format_failure" or run.failed_batches:
-            debug_note = write_hunter_debug_note(index.root, run)
+            folder = load_settings().folders.debug
+            debug_note = write_hunter_debug_note(index.root, run, folder=folder)
     finally:
         index.close()
     if args.json:

@@ -22,6 +22,7 @@ from desktop.flows.hunter.prompt import (
     labels_for,
 )
 from desktop.flows.hunter.records import (
+    MODES,
     Attempt,
     Excluded,
     Mode,
@@ -229,7 +230,7 @@ def scan(
     run's ``status`` says what happened. Raises :class:`ScanError` when the
     scan cannot start (unknown focus note, fewer than two notes, no vectors)."""
     settings = settings or ScanSettings()
-    if mode not in ("classic", "focus", "whole-vault"):
+    if mode not in MODES:
         raise ScanError(f"Unknown scan mode {mode!r}: use classic, focus or whole-vault.")
     if mode == "focus" and not focus:
         raise ScanError("Focus mode needs a focus note.")
