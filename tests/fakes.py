@@ -1,12 +1,15 @@
-"""A scripted fake Generator: answers from a list, records what it was asked."""
+"""Scripted fake engines: a Generator answering from a list, a Judge answering from rules."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.judge import Judge, Scores
 
 
 @dataclass
@@ -65,3 +68,44 @@ class StopAfter(StopFlag):
     def is_set(self) -> bool:
         self.checks -= 1
         return self.checks < 0 or super().is_set()
+
+
+class ScriptedJudge(Judge):
+    """A judge whose verdicts come from a function of the two texts.
+
+    ``verdict(a, b)`` returns ``(P(contradiction), P(entailment), P(neutral))``;
+    it is called with both orders and averaged, like the real judge, so a
+    lopsided script shows up as a symmetric answer. Records every pair scored.
+    """
+
+    def __init__(
+        self,
+        verdict: Callable[[str, str], tuple[float, float, float]] | None = None,
+        *,
+        contradictions: Iterable[tuple[str, str]] = (),
+        entailments: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        self.name = "scripted judge"
+        self.model_id = "scripted"
+        self.calls: list[tuple[str, str]] = []
+        self._contra = {frozenset(p) for p in contradictions}
+        self._entail = {frozenset(p) for p in entailments}
+        self._verdict = verdict
+
+    def _one(self, a: str, b: str) -> tuple[float, float, float]:
+        if self._verdict is not None:
+            return self._verdict(a, b)
+        key = frozenset((a, b))
+        if key in self._contra:
+            return (0.96, 0.02, 0.02)
+        if key in self._entail:
+            return (0.02, 0.96, 0.02)
+        return (0.03, 0.07, 0.90)
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        self.calls.extend(pairs)
+        rows = [
+            [(x + y) / 2 for x, y in zip(self._one(a, b), self._one(b, a), strict=True)]
+            for a, b in pairs
+        ]
+        return np.asarray(rows, dtype=np.float32).reshape(len(pairs), 3)

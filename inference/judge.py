@@ -1,0 +1,146 @@
+"""The contradiction judge: P(contradiction, entailment, neutral) for two short texts.
+
+A MiniLM-L6 cross-encoder we train ourselves (``scripts/judge/``), exported to
+ONNX and shipped under ``models/judge/``. It reads ``[CLS] a [SEP] b [SEP]``
+and answers three probabilities. A note pair has no premise/hypothesis
+order, so :meth:`Judge.score` runs both orders and averages them: the answer
+for ``(a, b)`` is the answer for ``(b, a)``.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from inference.errors import ModelUnavailable
+from inference.registry import ResolvedModel
+
+#: Column order of every score array.
+LABELS = ("contradiction", "entailment", "neutral")
+CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2
+
+Scores = npt.NDArray[np.float32]
+
+
+class Judge(ABC):
+    """Scores text pairs; one row ``[P(contradiction), P(entailment), P(neutral)]`` per pair."""
+
+    name: str = ""
+    #: Identifies the weights (their sha256 prefix): cached verdicts are keyed by it.
+    model_id: str = ""
+
+    @abstractmethod
+    def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        """Probabilities of shape ``(len(pairs), 3)``, order-symmetric. Safe from any thread."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release native resources."""
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    threads: int = 1
+    #: Pairs per ONNX call (each pair runs in both orders, so twice as many rows).
+    max_batch: int = 16
+    #: Tokens per pair, both texts together; longer pairs are cut from the longer text.
+    max_tokens: int = 128
+
+
+def _softmax(logits: npt.NDArray[np.float32]) -> Scores:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: Scores = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+class OnnxJudge(Judge):
+    """The shipped judge (or any 3-way BERT-style cross-encoder) on ONNX Runtime."""
+
+    def __init__(self, model: ResolvedModel, settings: JudgeSettings | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.settings = settings or JudgeSettings()
+        self.model = model
+        self.name = model.title
+        self.model_id = f"{model.path.name}:{model.sha256[:12]}"
+        if model.tokenizer is None:
+            raise ModelUnavailable("The judge has no tokenizer — reinstall Antinomy.")
+        try:
+            tokenizer = Tokenizer.from_file(str(model.tokenizer))
+        except Exception as exc:  # tokenizers raises plain Exception
+            raise ModelUnavailable(
+                f"The judge's tokenizer {model.tokenizer} cannot be read ({exc}) — "
+                "reinstall Antinomy."
+            ) from exc
+        tokenizer.enable_truncation(max_length=self.settings.max_tokens, strategy="longest_first")
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = tokenizer
+        self._tok_lock = threading.Lock()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.settings.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.enable_cpu_mem_arena = False
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self._session = ort.InferenceSession(
+                str(model.path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+            raise ModelUnavailable(
+                f"{model.path} cannot be loaded as an ONNX model "
+                f"({str(exc).splitlines()[0][:200]}) — the judge file is damaged: reinstall "
+                "Antinomy, or remove the judge path from the settings to use the bundled one."
+            ) from exc
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._inputs
+        if missing:
+            raise ModelUnavailable(
+                f"{model.path} has no input named {', '.join(sorted(missing))}: it is not a "
+                "BERT-style cross-encoder — choose the judge exported by scripts/judge/export.py."
+            )
+        probe = self._logits([("a", "b")])
+        if probe.shape != (1, len(LABELS)):
+            raise ModelUnavailable(
+                f"{model.path} answers shape {tuple(probe.shape)}, a judge answers (pairs, 3) "
+                "logits (contradiction, entailment, neutral) — choose the judge exported by "
+                "scripts/judge/export.py."
+            )
+
+    def _logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+        with self._tok_lock:
+            enc = self._tokenizer.encode_batch([(a, b) for a, b in pairs])
+        feed = {
+            "input_ids": np.asarray([e.ids for e in enc], dtype=np.int64),
+            "attention_mask": np.asarray([e.attention_mask for e in enc], dtype=np.int64),
+        }
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.asarray([e.type_ids for e in enc], dtype=np.int64)
+        (logits,) = self._session.run(None, feed)
+        return np.asarray(logits, dtype=np.float32)
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        n = len(pairs)
+        out: Scores = np.zeros((n, len(LABELS)), dtype=np.float32)
+        if n == 0:
+            return out
+        # Sorted by length so short pairs are not padded to a long neighbour.
+        order = sorted(range(n), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        step = max(1, self.settings.max_batch)
+        for start in range(0, n, step):
+            idx = order[start : start + step]
+            rows = [(pairs[i][0], pairs[i][1]) for i in idx]
+            rows += [(b, a) for a, b in rows]
+            probs = _softmax(self._logits(rows))
+            k = len(idx)
+            out[idx] = (probs[:k] + probs[k:]) / 2
+        return out
+
+    def close(self) -> None:
+        self._session = None
