@@ -27,12 +27,37 @@ CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2
 Scores = npt.NDArray[np.float32]
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """Where a judge's probabilities become decisions. Calibrated per model file
+    (``scripts/judge/calibrate.py``) and shipped with it in ``models/manifest.toml``."""
+
+    #: A note pair is shown when its strongest sentence pair reaches this P(contradiction).
+    contradiction: float = 0.5
+    #: "high" confidence from this probability on.
+    high: float = 0.85
+    #: Two sentences share a subject (and may be judged) from this cosine on.
+    min_cosine: float = 0.3
+    #: Memory: the cited lines support a fact from this P(entailment) on.
+    entailment: float = 0.5
+    #: The guard warns from this P(contradiction) on.
+    guard: float = 0.5
+
+    @classmethod
+    def from_mapping(cls, data: object) -> Thresholds:
+        if not isinstance(data, dict):
+            return cls()
+        known = {k: float(v) for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
 class Judge(ABC):
     """Scores text pairs; one row ``[P(contradiction), P(entailment), P(neutral)]`` per pair."""
 
     name: str = ""
     #: Identifies the weights (their sha256 prefix): cached verdicts are keyed by it.
     model_id: str = ""
+    thresholds: Thresholds = Thresholds()
 
     @abstractmethod
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
@@ -69,6 +94,8 @@ class OnnxJudge(Judge):
         self.model = model
         self.name = model.title
         self.model_id = f"{model.path.name}:{model.sha256[:12]}"
+        if model.spec is not None:
+            self.thresholds = Thresholds.from_mapping(model.spec.extra.get("thresholds"))
         if model.tokenizer is None:
             raise ModelUnavailable("The judge has no tokenizer — reinstall Antinomy.")
         try:

@@ -112,8 +112,8 @@ def locate_shipped(spec: ModelSpec) -> tuple[Path, str]:
     path = models_dir() / spec.file
     if not path.is_file():
         raise ModelUnavailable(
-            f"The {spec.kind} file is missing at {path} — reinstall Antinomy "
-            "(`pip install -e .` from the source tree), or point the settings at a file of your own."
+            f"The {spec.kind} file is missing at {path} — reinstall Antinomy (`pip install -e .` "
+            "from the source tree), or point the settings at a file of your own."
         )
     return path, "shipped in models/"
 

@@ -1,8 +1,9 @@
-"""The resident runtime: both engines loaded, warmed and owned in one place.
+"""The resident runtime: the three engines loaded, warmed and owned in one place.
 
-Shared by the desktop app and ``antinomy serve``. Each engine lives on its own
-single-worker executor, so a ``Llama`` is only ever touched by one thread and a
-long generation never delays an embedding. Loading and warm-up run on those
+Shared by the desktop app and ``antinomy serve``. The LLM, the embedder and
+the contradiction judge each live on their own single-worker executor, so a
+``Llama`` is only ever touched by one thread and a long generation never
+delays an embedding. Loading and warm-up run on those
 executors; nothing here blocks the caller except :meth:`Runtime.wait_ready`.
 """
 
@@ -23,12 +24,14 @@ from inference.base import AnyStop, Completion, GenerationSettings, Generator, M
 from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder, Vectors
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
+from inference.judge import Judge, JudgeSettings, OnnxJudge, Scores
 from inference.llama_backend import LlamaGenerator, LlamaSettings
 from inference.registry import ResolvedModel, resolve_model
 
 log = logging.getLogger(__name__)
 
-EngineName = Literal["llm", "embedder"]
+EngineName = Literal["llm", "embedder", "judge"]
+ENGINES: tuple[EngineName, ...] = ("llm", "embedder", "judge")
 
 _WARM_TEXT = (
     "Antinomy keeps the user's notes on this machine. A tension is a pair of notes that "
@@ -52,9 +55,11 @@ class RuntimeSettings:
     backend: Literal["embedded", "http"] = "embedded"
     llm_path: str | None = None
     embedder_path: str | None = None
+    judge_path: str | None = None
     http: HttpSettings | None = None
     llama: LlamaSettings = field(default_factory=LlamaSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
     verify_hashes: bool = True
 
 
@@ -80,7 +85,7 @@ Listener = Callable[["Runtime"], None]
 
 
 class Runtime:
-    """Owns the generator and the embedder. Methods are safe from any thread."""
+    """Owns the generator, the embedder and the judge. Methods are safe from any thread."""
 
     def __init__(
         self,
@@ -88,24 +93,27 @@ class Runtime:
         *,
         make_generator: Callable[[], Generator] | None = None,
         make_embedder: Callable[[], Embedder] | None = None,
+        make_judge: Callable[[], Judge] | None = None,
     ) -> None:
         self.settings = settings or RuntimeSettings()
         self._make_generator = make_generator or self._default_generator
         self._make_embedder = make_embedder or self._default_embedder
+        self._make_judge = make_judge or self._default_judge
         self._llm_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-llm")
         self._embed_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed")
+        self._judge_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-judge")
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
         self._generator: Generator | None = None
         self._embedder: Embedder | None = None
+        self._judge: Judge | None = None
         self.reports: dict[EngineName, EngineReport] = {
-            "llm": EngineReport("llm"),
-            "embedder": EngineReport("embedder"),
+            name: EngineReport(name) for name in ENGINES
         }
         self.state = State.IDLE
         self.error: AntinomyError | None = None
         self.started_at: float | None = None
-        #: Seconds from :meth:`start` until both engines were warm.
+        #: Seconds from :meth:`start` until all three engines were warm.
         self.ready_seconds: float | None = None
         self._ready = threading.Event()
         self._pending = 0
@@ -138,6 +146,12 @@ class Runtime:
         self.reports["embedder"].model = model
         return OnnxEmbedder(model, s.embedder)
 
+    def _default_judge(self) -> Judge:
+        s = self.settings
+        model = resolve_model("judge", s.judge_path, verify=s.verify_hashes)
+        self.reports["judge"].model = model
+        return OnnxJudge(model, s.judge)
+
     # ------------------------------------------------------------------ lifecycle
 
     def add_listener(self, listener: Listener) -> None:
@@ -152,16 +166,17 @@ class Runtime:
                 log.exception("runtime listener failed")
 
     def start(self) -> None:
-        """Load and warm both engines in the background. Returns at once."""
+        """Load and warm the engines in the background. Returns at once."""
         with self._lock:
             if self.state is not State.IDLE:
                 return
             self.state = State.LOADING
             self.started_at = time.perf_counter()
-            self._pending = 2
+            self._pending = len(ENGINES)
         self._notify()
         self._llm_pool.submit(self._bring_up, "llm")
         self._embed_pool.submit(self._bring_up, "embedder")
+        self._judge_pool.submit(self._bring_up, "judge")
 
     def _bring_up(self, name: EngineName) -> None:
         report = self.reports[name]
@@ -175,6 +190,12 @@ class Runtime:
                 report.description = report.description or generator.backend_name
                 self._warm_generator(generator, report)
                 self._generator = generator
+            elif name == "judge":
+                judge = self._make_judge()
+                report.load_seconds = time.perf_counter() - t0
+                report.description = "onnxruntime, contradiction / entailment / neutral"
+                self._warm_judge(judge, report)
+                self._judge = judge
             else:
                 embedder = self._make_embedder()
                 report.load_seconds = time.perf_counter() - t0
@@ -215,6 +236,16 @@ class Runtime:
         embedder.embed([_WARM_TEXT * 3])  # one text at the 256-token limit
         report.warm_full_seconds = time.perf_counter() - t0
 
+    @staticmethod
+    def _warm_judge(judge: Judge, report: EngineReport) -> None:
+        t0 = time.perf_counter()
+        judge.score([("warm", "up")])
+        report.warm_tiny_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        half = len(_WARM_TEXT) // 2
+        judge.score([(_WARM_TEXT[:half], _WARM_TEXT[half:])] * 4)
+        report.warm_full_seconds = time.perf_counter() - t0
+
     def _finish(self, error: AntinomyError | None) -> None:
         with self._lock:
             if error is not None and self.error is None:
@@ -231,7 +262,7 @@ class Runtime:
         self._notify()
 
     def wait_ready(self, timeout: float | None = None) -> Runtime:
-        """Block until both engines are warm; raises the first load error."""
+        """Block until the engines are warm; raises the first load error."""
         if self.state is State.IDLE:
             self.start()
         if not self._ready.wait(timeout):
@@ -251,6 +282,12 @@ class Runtime:
         if self._embedder is None:
             raise self.error or ModelUnavailable("The embedder is still loading.")
         return self._embedder
+
+    @property
+    def judge(self) -> Judge:
+        if self._judge is None:
+            raise self.error or ModelUnavailable("The contradiction judge is still loading.")
+        return self._judge
 
     # ------------------------------------------------------------------ work
 
@@ -275,6 +312,8 @@ class Runtime:
         """Run ``fn(*args)`` on that engine's own worker thread."""
         if engine == "embedder":
             return self._on_embedder(fn, *args)
+        if engine == "judge":
+            return self._judge_pool.submit(fn, *args)
         return self._llm_pool.submit(fn, *args)
 
     def submit_complete(
@@ -295,6 +334,10 @@ class Runtime:
         embedder = self.embedder
         return self._on_embedder(embedder.embed, list(texts))
 
+    def submit_judge(self, pairs: Sequence[tuple[str, str]]) -> Future[Scores]:
+        judge = self.judge
+        return self._judge_pool.submit(judge.score, list(pairs))
+
     async def complete(
         self,
         messages: Sequence[Message],
@@ -309,19 +352,28 @@ class Runtime:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         return await asyncio.wrap_future(self.submit_embed(texts))
 
+    async def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        return await asyncio.wrap_future(self.submit_judge(pairs))
+
     def close(self) -> None:
-        """Stop a running generation, wait for running calls, free both models."""
+        """Stop a running generation, wait for running calls, free the models."""
         with self._lock:
             if self.state is State.CLOSED:
                 return
             self.state = State.CLOSED
         self._closing.set()
-        for pool, engine in ((self._llm_pool, self._generator), (self._embed_pool, self._embedder)):
+        engines: tuple[tuple[ThreadPoolExecutor, Generator | Embedder | Judge | None], ...] = (
+            (self._llm_pool, self._generator),
+            (self._embed_pool, self._embedder),
+            (self._judge_pool, self._judge),
+        )
+        for pool, engine in engines:
             if engine is not None:
                 pool.submit(engine.close)
             pool.shutdown(wait=True)
         self._generator = None
         self._embedder = None
+        self._judge = None
         self._ready.set()
         self._notify()
 
@@ -340,6 +392,10 @@ class Runtime:
     def queued_embedder(self) -> Embedder:
         """An :class:`Embedder` whose calls run on the embedder's own worker."""
         return _QueuedEmbedder(self)
+
+    def queued_judge(self) -> Judge:
+        """A :class:`Judge` whose calls run on the judge's own worker."""
+        return _QueuedJudge(self)
 
 
 class _QueuedGenerator(Generator):
@@ -380,3 +436,15 @@ class _QueuedEmbedder(Embedder):
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._runtime.submit_embed(texts).result()
+
+
+class _QueuedJudge(Judge):
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        inner = runtime.judge
+        self.name = inner.name
+        self.model_id = inner.model_id
+        self.thresholds = inner.thresholds
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        return self._runtime.submit_judge(pairs).result()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.judge import Judge, Scores
+from inference.judge import Judge, Scores, Thresholds
 
 
 @dataclass
@@ -109,3 +109,16 @@ class ScriptedJudge(Judge):
             for a, b in pairs
         ]
         return np.asarray(rows, dtype=np.float32).reshape(len(pairs), 3)
+
+
+def confirming_judge() -> ScriptedJudge:
+    """A judge that confirms every pair the language model proposes and finds none itself.
+
+    Its subject gate is impossible to pass (cosine above 1), so the judged phase of a
+    scan compares nothing; every quote pair it is asked about directly (the classic
+    mode's re-check of the model's proposals) scores 0.9. Tests of the model's path
+    (retry policy, verification, legacy keys) use it to keep their answers in order.
+    """
+    judge = ScriptedJudge(verdict=lambda a, b: (0.9, 0.05, 0.05))
+    judge.thresholds = Thresholds(min_cosine=2.0)
+    return judge

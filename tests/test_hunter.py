@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,10 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history
 from desktop.vault.vectors import EmbeddingModel
 from inference.base import StopFlag
-from inference.errors import GenerationError
+from inference.errors import GenerationError, ModelUnavailable
+from inference.judge import Thresholds
 from inference.structured import STRICT_SUFFIX
-from tests.fakes import ScriptedGenerator
+from tests.fakes import ScriptedGenerator, ScriptedJudge, confirming_judge
 from tests.test_index import BagOfWords
 
 NOTES = {
@@ -96,7 +98,7 @@ def index(vault: Path) -> VaultIndex:
 
 def test_valid_answer_is_verified_kept_and_persisted(index: VaultIndex, vault: Path) -> None:
     gen = ScriptedGenerator([answer(GOOD)])
-    run = scan(index, gen, mode="classic")
+    run = scan(index, gen, judge=confirming_judge(), mode="classic")
     assert run.status == "ok" and len(gen.calls) == 1
     assert [(p.note_a, p.note_b, p.confidence) for p in run.pairs] == [
         ("Friday releases", "Quiet weekends", "high")
@@ -116,7 +118,7 @@ def test_valid_answer_is_verified_kept_and_persisted(index: VaultIndex, vault: P
 
 def test_the_schema_names_only_prompt_notes(index: VaultIndex) -> None:
     gen = ScriptedGenerator([answer()])
-    scan(index, gen, mode="classic")
+    scan(index, gen, judge=confirming_judge(), mode="classic")
     schema = gen.calls[0].schema
     assert schema is not None
     item = schema["properties"]["pairs"]["items"]
@@ -132,7 +134,7 @@ def test_the_schema_names_only_prompt_notes(index: VaultIndex) -> None:
 def test_prose_then_valid_answer_on_the_stricter_retry(index: VaultIndex) -> None:
     first = "Sure! The notes about Friday and the weekend seem to disagree."
     gen = ScriptedGenerator([first, answer(GOOD)])
-    run = scan(index, gen, mode="classic")
+    run = scan(index, gen, judge=confirming_judge(), mode="classic")
     assert run.status == "ok" and len(run.pairs) == 1 and len(gen.calls) == 2
     retry_system = gen.calls[1].messages[0].content
     assert STRICT_SUFFIX in retry_system and STRICT_SUFFIX not in gen.calls[0].messages[0].content
@@ -144,7 +146,7 @@ def test_two_prose_answers_are_a_format_failure_with_a_debug_note(
     index: VaultIndex, vault: Path
 ) -> None:
     gen = ScriptedGenerator(["I think they agree.", "```\nnot json at all\n```"])
-    run = scan(index, gen, mode="classic")
+    run = scan(index, gen, judge=confirming_judge(), mode="classic")
     assert run.status == "format_failure" and run.pairs == ()
     assert run.raw_answers == ("I think they agree.", "```\nnot json at all\n```")
     assert load_last_run(vault) is None  # only completed runs are kept
@@ -161,13 +163,13 @@ def test_two_prose_answers_are_a_format_failure_with_a_debug_note(
 
 def test_empty_array_is_an_answer_and_is_not_retried(index: VaultIndex) -> None:
     gen = ScriptedGenerator([answer()])
-    run = scan(index, gen, mode="classic")
+    run = scan(index, gen, judge=confirming_judge(), mode="classic")
     assert run.status == "ok" and run.pairs == () and len(gen.calls) == 1
 
 
 def test_transport_error_is_not_retried(index: VaultIndex, vault: Path) -> None:
     gen = ScriptedGenerator([GenerationError("connection refused by http://127.0.0.1:9")])
-    run = scan(index, gen, mode="classic")
+    run = scan(index, gen, judge=confirming_judge(), mode="classic")
     assert run.status == "error" and "connection refused" in (run.error or "")
     assert len(gen.calls) == 1 and load_last_run(vault) is None
 
@@ -175,7 +177,7 @@ def test_transport_error_is_not_retried(index: VaultIndex, vault: Path) -> None:
 def test_stop_during_generation(index: VaultIndex) -> None:
     stop = StopFlag()
     gen = ScriptedGenerator(["{", answer(GOOD)], stop_on_call=1)
-    run = scan(index, gen, mode="classic", stop=stop)
+    run = scan(index, gen, judge=confirming_judge(), mode="classic", stop=stop)
     assert run.status == "stopped" and len(gen.calls) == 1 and run.pairs == ()
 
 
@@ -198,7 +200,9 @@ def test_bad_pairs_are_dropped_with_their_reason(index: VaultIndex) -> None:
         pair("Quiet weekends", "Friday releases", q_quiet, q_friday),  # duplicate of GOOD
         "not an object",
     ]
-    run = scan(index, ScriptedGenerator([answer(*items)]), mode="classic")
+    run = scan(
+        index, judge=confirming_judge(), engine=ScriptedGenerator([answer(*items)]), mode="classic"
+    )
     assert len(run.pairs) == 1
     assert run.dropped == {
         "dismissed": 2,
@@ -227,34 +231,49 @@ def test_legacy_italian_keys_and_think_blocks(index: VaultIndex) -> None:
         ]
     }
     text = '<think>The user wants JSON. {"pairs": 3}</think>\n' + json.dumps(legacy)
-    run = scan(index, ScriptedGenerator([text]), mode="classic")
+    run = scan(index, judge=confirming_judge(), engine=ScriptedGenerator([text]), mode="classic")
     assert [(p.note_a, p.note_b, p.confidence, p.description) for p in run.pairs] == [
         ("Friday releases", "Quiet weekends", "high", "Venerdì contro giovedì.")
     ]
     assert run.pairs[0].quote_b == "Nothing ships to production\n after Thursday noon"
 
 
-def test_unknown_confidence_shows_as_medium_and_sorts_as_medium(index: VaultIndex) -> None:
+def test_confidence_comes_from_the_judge_not_the_model(index: VaultIndex) -> None:
     other = pair(
         "Speed vs care",
         "Friday releases",
         "We ship every change the moment it is ready.",
-        "Production releases go out every Friday afternoon.",
+        FRIDAY,
         confidence="certain",
     )
     low = pair(
         "Speed vs care",
         "Quiet weekends",
         "Careful review matters more than speed.",
-        "Nothing ships to production after Thursday noon.",
+        THURSDAY,
         confidence="bassa",
     )
-    run = scan(index, ScriptedGenerator([answer(low, other, GOOD)]), mode="classic")
-    assert [(p.confidence, p.confidence_defaulted) for p in run.pairs] == [
-        ("high", False),
-        ("medium", True),
-        ("low", False),
+    probabilities = {
+        frozenset((FRIDAY, THURSDAY)): 0.96,
+        frozenset(("Careful review matters more than speed.", THURSDAY)): 0.7,
+        frozenset(("We ship every change the moment it is ready.", FRIDAY)): 0.55,
+    }
+
+    def verdict(a: str, b: str) -> tuple[float, float, float]:
+        p = probabilities.get(frozenset((a, b)), 0.02)
+        return (p, (1 - p) / 2, (1 - p) / 2)
+
+    judge = ScriptedJudge(verdict=verdict)
+    judge.thresholds = Thresholds(min_cosine=2.0)  # only the model's proposals are judged
+    run = scan(
+        index, judge=judge, engine=ScriptedGenerator([answer(low, other, GOOD)]), mode="classic"
+    )
+    assert [(p.confidence, p.probability) for p in run.pairs] == [
+        ("high", 0.96),
+        ("medium", 0.7),
+        ("low", 0.55),
     ]
+    assert not any(p.confidence_defaulted for p in run.pairs)
 
 
 def test_quotes_match_ignoring_case_space_typography_and_emphasis() -> None:
@@ -266,62 +285,134 @@ def test_quotes_match_ignoring_case_space_typography_and_emphasis() -> None:
     assert not quote_found("…", text)
 
 
-def test_focus_mode_keeps_pairs_with_the_focus_note(index: VaultIndex) -> None:
-    off_focus = pair(
-        "Speed vs care",
-        "Quiet weekends",
-        "Careful review matters more than speed.",
-        "Nothing ships to production after Thursday noon.",
-    )
-    gen = ScriptedGenerator([answer(off_focus, GOOD)])
-    run = scan(index, gen, mode="focus", focus="Substrates/Friday releases.md")
+FRIDAY = "Production releases go out every Friday afternoon."
+THURSDAY = "Nothing ships to production after Thursday noon."
+
+
+def release_judge(**thresholds: float) -> ScriptedJudge:
+    """Reads the Friday/Thursday sentences as a contradiction, everything else as neutral."""
+    judge = ScriptedJudge(contradictions=[(FRIDAY, THURSDAY)])
+    judge.thresholds = Thresholds(min_cosine=thresholds.get("min_cosine", 0.0))
+    return judge
+
+
+def described(text: str = "One ships on Fridays, the other stops on Thursday.") -> str:
+    return json.dumps({"description": text})
+
+
+def test_focus_mode_judges_the_focus_note_against_its_neighbours(index: VaultIndex) -> None:
+    gen = ScriptedGenerator([described()])
+    judge = release_judge()
+    run = scan(index, gen, judge=judge, mode="focus", focus="Substrates/Friday releases.md")
     assert run.status == "ok" and run.focus == "Substrates/Friday releases.md"
-    assert [p.path_a for p in run.pairs] == ["Substrates/Friday releases.md"]
-    assert run.dropped == {"not_focus": 1}
-    user = gen.calls[0].messages[1].content
-    assert 'Compare the note "Friday releases"' in user
-    assert user.index("NOTE: Friday releases") < user.index("NOTE: Quiet weekends")
-    # Neighbours come from the whole vault, not only tensions and substrates; never retired notes.
-    assert "NOTE: 2024-01-08" in user and "Retired" not in user
+    (shown,) = run.pairs
+    assert (shown.path_a, shown.path_b) == (
+        "Substrates/Friday releases.md",
+        "Substrates/Quiet weekends.md",
+    )
+    # The quotes are the judged sentences, as written in the notes (emphasis kept).
+    assert shown.quote_a == "Production releases go out every **Friday** afternoon."
+    assert shown.quote_b == THURSDAY
+    assert shown.found_by == "judge" and shown.probability == pytest.approx(0.96)
+    assert shown.confidence == "high" and not shown.confidence_defaulted
+    assert shown.description == "One ships on Fridays, the other stops on Thursday."
+    assert shown.described_by == "model"
+    # The model was asked once, to describe the pair; the judge compared sentences of
+    # the focus note with each neighbour's (never retired notes).
+    assert len(gen.calls) == 1 and THURSDAY in gen.calls[0].messages[0].content
+    assert run.note_pairs_judged == run.notes_examined - 1 >= 2
+    assert all("Retired" not in a + b for a, b in judge.calls)
+    assert "focus Friday releases" in run.summary()
 
 
 def test_focus_pairs_are_oriented_focus_first(index: VaultIndex) -> None:
-    flipped = pair(
-        "Quiet weekends",
-        "Friday releases",
-        "Nothing ships to production after Thursday noon.",
-        "Production releases go out every Friday afternoon.",
-    )
     run = scan(
         index,
-        ScriptedGenerator([answer(flipped)]),
+        ScriptedGenerator([described()]),
+        judge=release_judge(),
+        mode="focus",
+        focus="Substrates/Quiet weekends.md",
+    )
+    (shown,) = run.pairs
+    assert shown.note_a == "Quiet weekends" and shown.quote_a == THURSDAY
+
+
+def test_a_pair_the_model_cannot_describe_is_shown_with_a_plain_description(
+    index: VaultIndex,
+) -> None:
+    gen = ScriptedGenerator(["nope", "still nope"])
+    run = scan(
+        index, gen, judge=release_judge(), mode="focus", focus="Substrates/Friday releases.md"
+    )
+    (shown,) = run.pairs
+    assert shown.described_by == "plain" and "Friday releases" in shown.description
+    assert run.description_failures == 1 and run.raw_answers == ("nope", "still nope")
+
+
+def test_without_a_judge_the_scan_refuses_to_show_unjudged_pairs(index: VaultIndex) -> None:
+    with pytest.raises(ModelUnavailable, match="cannot judge"):
+        scan(index, ScriptedGenerator([answer(GOOD)]), judge=None, mode="classic")
+
+
+def test_subject_gate_keeps_unrelated_sentences_from_the_judge(index: VaultIndex) -> None:
+    judge = release_judge(min_cosine=2.0)
+    run = scan(
+        index,
+        ScriptedGenerator([]),
+        judge=judge,
         mode="focus",
         focus="Substrates/Friday releases.md",
     )
+    assert run.pairs == () and judge.calls == [] and run.sentence_pairs_judged == 0
+
+
+def test_classic_drops_model_pairs_the_judge_does_not_support(index: VaultIndex) -> None:
+    wrong = pair(
+        "Speed vs care",
+        "Friday releases",
+        "We ship every change the moment it is ready.",
+        "Production releases go out every Friday afternoon.",
+    )
+    gen = ScriptedGenerator([answer(wrong, GOOD), described()])
+    run = scan(index, gen, judge=release_judge(), mode="classic")
+    assert run.dropped == {"judge_disagrees": 1}
     (shown,) = run.pairs
-    assert shown.note_a == "Friday releases"
-    assert shown.quote_a == "Production releases go out every Friday afternoon."
+    # Found by both: the judge's quotes and probability, the model's own line.
+    assert shown.found_by == "both" and shown.description == GOOD["description"]
+    assert len(gen.calls) == 1  # no description request: the model already wrote one
 
 
 def test_bad_focus_and_too_few_notes_are_clear_errors(index: VaultIndex, tmp_path: Path) -> None:
     with pytest.raises(ScanError, match="not in the index"):
-        scan(index, ScriptedGenerator([]), mode="focus", focus="Nope.md")
+        scan(
+            index,
+            judge=confirming_judge(),
+            engine=ScriptedGenerator([]),
+            mode="focus",
+            focus="Nope.md",
+        )
     with pytest.raises(ScanError, match="needs a focus note"):
-        scan(index, ScriptedGenerator([]), mode="focus")
+        scan(index, judge=confirming_judge(), engine=ScriptedGenerator([]), mode="focus")
     with pytest.raises(ScanError, match="Unknown scan mode"):
-        scan(index, ScriptedGenerator([]), mode="sideways")  # type: ignore[arg-type]
+        scan(index, judge=confirming_judge(), engine=ScriptedGenerator([]), mode="sideways")  # type: ignore[arg-type]
     lonely = tmp_path / "lonely"
     lonely.mkdir()
     (lonely / "One.md").write_text("---\ntype: tension\n---\nAlone.\n")
-    idx = VaultIndex(lonely)
+    idx = VaultIndex(lonely, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
     idx.update()
     with pytest.raises(ScanError, match="at least two notes"):
-        scan(idx, ScriptedGenerator([]), mode="classic")
+        scan(idx, judge=confirming_judge(), engine=ScriptedGenerator([]), mode="classic")
 
 
 def test_classic_cap_and_body_limit(index: VaultIndex) -> None:
     gen = ScriptedGenerator([answer()])
-    run = scan(index, gen, mode="classic", settings=ScanSettings(cap=2, body_chars=30))
+    run = scan(
+        index,
+        gen,
+        judge=confirming_judge(),
+        mode="classic",
+        settings=ScanSettings(cap=2, body_chars=30),
+    )
     assert run.notes_examined == 2 and run.candidates == 4
     assert sorted(e.reason for e in run.excluded) == ["beyond the cap of 2 newest notes"] * 2
     user = gen.calls[0].messages[1].content
@@ -335,79 +426,81 @@ def test_notes_that_do_not_fit_the_context_are_excluded_with_the_reason(
 ) -> None:
     gen = ScriptedGenerator([answer()])
     gen.context_length = 700
-    run = scan(index, gen, mode="classic", settings=ScanSettings(max_answer_tokens=200))
+    run = scan(
+        index,
+        gen,
+        judge=confirming_judge(),
+        mode="classic",
+        settings=ScanSettings(max_answer_tokens=200),
+    )
     assert 2 <= run.notes_examined < 4
     assert any("did not fit the model's context (700 tokens)" in e.reason for e in run.excluded)
     assert run.candidates == run.notes_examined + len(run.excluded)
 
 
-def test_whole_vault_batches_candidate_pairs(index: VaultIndex) -> None:
-    settings = ScanSettings(band_low=0.0, band_high=1.0, batch_notes=3)
+def test_whole_vault_judges_candidate_pairs(index: VaultIndex) -> None:
+    settings = ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6)
     progress: list[tuple[int, int, str]] = []
-    # The model proposes the same pair in every batch: shown once, where both notes were sent.
-    gen = ScriptedGenerator([answer(GOOD)] * 20)
+    gen = ScriptedGenerator([described()])
     run = scan(
         index,
         gen,
+        judge=release_judge(),
         mode="whole-vault",
         settings=settings,
         progress=lambda d, t, w: progress.append((d, t, w)),
     )
-    assert run.status == "ok" and run.batches == len(gen.calls) >= 2
-    both = [
-        c
-        for c in gen.calls
-        if "NOTE: Friday releases" in c.messages[1].content
-        and "NOTE: Quiet weekends" in c.messages[1].content
-    ]
+    assert run.status == "ok" and len(gen.calls) == 1
     assert [(p.note_a, p.note_b) for p in run.pairs] == [("Friday releases", "Quiet weekends")]
-    assert run.dropped.get("duplicate", 0) == len(both) - 1
-    assert run.dropped.get("unknown_note", 0) == len(gen.calls) - len(both)
-    for call in gen.calls:
-        assert 2 <= call.messages[1].content.count("NOTE: ") <= 3
     reasons = {e.path: e.reason for e in run.excluded}
     assert reasons["Principles/Retired.md"] == "type 'defeated' is not scanned"
     assert run.candidates == 6  # every note but the defeated one
-    assert run.pairs_considered > 0 and run.notes_examined <= run.candidates
+    assert run.pairs_considered == run.note_pairs_judged > 0
+    assert run.notes_examined <= run.candidates
+    assert any(w.startswith("judging") for _, _, w in progress)
     assert progress[-1][0] == progress[-1][1] and progress[-1][2] == "done"
 
 
 def test_whole_vault_reports_notes_without_a_neighbour_in_the_band(index: VaultIndex) -> None:
     settings = ScanSettings(band_low=0.999, band_high=1.0)
-    run = scan(index, ScriptedGenerator([]), mode="whole-vault", settings=settings)
+    run = scan(
+        index,
+        judge=confirming_judge(),
+        engine=ScriptedGenerator([]),
+        mode="whole-vault",
+        settings=settings,
+    )
     assert run.status == "ok" and run.batches == 0 and run.pairs_considered == 0
     assert any(e.reason.startswith("no neighbour in the similarity band") for e in run.excluded)
 
 
-def test_whole_vault_stops_between_batches(index: VaultIndex) -> None:
+def test_whole_vault_stops_between_judge_calls(index: VaultIndex) -> None:
     stop = StopFlag()
-    settings = ScanSettings(band_low=0.0, band_high=1.0, batch_notes=2)
-    gen = ScriptedGenerator([answer()] * 20)
-    original = gen.complete
+    judge = release_judge()
+    original = judge.score
 
-    def complete_then_stop(*args: Any, **kwargs: Any) -> Any:
-        result = original(*args, **kwargs)
-        stop.set()  # the user presses Stop while the first batch finishes
-        return result
+    def score_then_stop(pairs: Any) -> Any:
+        stop.set()  # the user presses Stop while the first batch is judged
+        return original(pairs)
 
-    gen.complete = complete_then_stop  # type: ignore[method-assign]
-    run = scan(index, gen, mode="whole-vault", settings=settings, stop=stop)
-    assert run.status == "stopped" and len(gen.calls) == 1
+    judge.score = score_then_stop  # type: ignore[method-assign]
+    settings = ScanSettings(band_low=0.0, band_high=1.0)
+    run = scan(
+        index,
+        ScriptedGenerator([]),
+        judge=judge,
+        mode="whole-vault",
+        settings=replace(settings, sentence_pairs=1),
+        stop=stop,
+    )
+    assert run.status == "stopped"
 
 
 def test_whole_vault_needs_vectors(vault: Path) -> None:
     idx = VaultIndex(vault)
     idx.update()
     with pytest.raises(ScanError, match="needs the embedding index"):
-        scan(idx, ScriptedGenerator([]), mode="whole-vault")
-
-
-def test_whole_vault_keeps_raw_answers_of_failed_batches(index: VaultIndex) -> None:
-    settings = ScanSettings(band_low=0.0, band_high=1.0, batch_notes=2)
-    gen = ScriptedGenerator(["nope", "still nope"] + [answer()] * 30)
-    run = scan(index, gen, mode="whole-vault", settings=settings)
-    assert run.status == "ok" and run.failed_batches == 1
-    assert run.raw_answers == ("nope", "still nope")
+        scan(idx, judge=confirming_judge(), engine=ScriptedGenerator([]), mode="whole-vault")
 
 
 def test_the_disclaimer_says_these_are_not_truths() -> None:
@@ -420,24 +513,19 @@ def test_hand_written_dismissals_match_like_links(vault: Path) -> None:
         note.read_text().replace("[Morning runs]", '["[[friday releases|Fri]]"]'),
         encoding="utf-8",
     )
-    idx = VaultIndex(vault)
+    idx = VaultIndex(vault, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
     idx.update()
-    run = scan(idx, ScriptedGenerator([answer(GOOD)]), mode="classic")
+    run = scan(
+        idx, judge=confirming_judge(), engine=ScriptedGenerator([answer(GOOD)]), mode="classic"
+    )
     assert run.pairs == () and run.dropped == {"dismissed": 1}
 
 
-def test_focus_and_two_note_schemas_cannot_pair_a_note_with_itself(index: VaultIndex) -> None:
-    gen = ScriptedGenerator([answer()])
-    scan(index, gen, mode="focus", focus="Substrates/Friday releases.md")
-    item = gen.calls[0].schema["properties"]["pairs"]["items"]["properties"]  # type: ignore[index]
-    assert item["note_a"]["enum"] == ["Friday releases"]
-    assert "Friday releases" not in item["note_b"]["enum"] and len(item["note_b"]["enum"]) >= 2
-
-    gen = ScriptedGenerator([answer()] * 30)
-    settings = ScanSettings(band_low=0.0, band_high=1.0, batch_notes=2)
-    scan(index, gen, mode="whole-vault", settings=settings)
+def test_focus_and_whole_vault_ask_the_model_only_to_describe(index: VaultIndex) -> None:
+    gen = ScriptedGenerator([described()] * 4)
+    scan(index, gen, judge=release_judge(), mode="focus", focus="Substrates/Friday releases.md")
+    settings = ScanSettings(band_low=0.0, band_high=1.0)
+    scan(index, gen, judge=release_judge(), mode="whole-vault", settings=settings)
+    assert len(gen.calls) == 2
     for call in gen.calls:
-        item = call.schema["properties"]["pairs"]  # type: ignore[index]
-        a = item["items"]["properties"]["note_a"]["enum"]
-        b = item["items"]["properties"]["note_b"]["enum"]
-        assert len(a) == len(b) == 1 and a != b and item["maxItems"] == 1
+        assert call.schema is not None and list(call.schema["properties"]) == ["description"]

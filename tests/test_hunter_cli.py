@@ -9,7 +9,7 @@ import pytest
 
 from desktop.cli import exits, scan_cmd
 from desktop.cli.main import main
-from tests.fakes import ScriptedGenerator
+from tests.fakes import ScriptedGenerator, confirming_judge
 from tests.test_hunter import GOOD, NOTES, answer
 
 
@@ -25,6 +25,7 @@ def vault(tmp_path: Path) -> Path:
 def use_answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> ScriptedGenerator:
     gen = ScriptedGenerator(list(answers))
     monkeypatch.setattr(scan_cmd, "_load_generator", lambda path: gen)
+    monkeypatch.setattr(scan_cmd, "_load_judge", lambda path: confirming_judge())
     return gen
 
 
@@ -35,7 +36,7 @@ def test_scan_prints_pairs_with_quotes_and_the_disclaimer(
     assert main(["scan", "--vault", str(vault)]) == exits.OK
     out = capsys.readouterr().out
     assert "classic · 4/4 notes" in out
-    assert "[HIGH]  Friday releases  ↔  Quiet weekends" in out
+    assert "[HIGH 0.90]  Friday releases  ↔  Quiet weekends" in out
     assert "A: “Production releases go out every Friday afternoon.”" in out
     assert "Reflective prompts, not truths" in out
 
@@ -97,3 +98,25 @@ def test_scan_uses_the_saved_scan_caps_and_debug_folder(
     use_answers(monkeypatch, answer())
     assert main(["scan", "--vault", str(vault), "--cap", "3", "--json"]) == exits.OK
     assert json.loads(capsys.readouterr().out)["notes_examined"] == 3
+
+
+def test_a_missing_judge_file_is_one_line_and_exit_69(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "judge.onnx"
+    assert main(["scan", "--vault", str(vault), "--judge", str(missing)]) == exits.UNAVAILABLE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"antinomy: The ONNX judge model file {missing} does not exist — check the path, or "
+        "remove it from the settings to use the bundled default."
+    ]
+
+
+def test_a_corrupted_judge_file_names_the_fix(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "judge.onnx"
+    broken.write_bytes(b"not an onnx model")
+    assert main(["scan", "--vault", str(vault), "--judge", str(broken)]) == exits.UNAVAILABLE
+    err = capsys.readouterr().err
+    assert "cannot be loaded as an ONNX model" in err and "the judge file is damaged" in err

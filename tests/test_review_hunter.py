@@ -18,7 +18,9 @@ from desktop.flows.hunter import ScanRun, scan
 from desktop.flows.review import dismiss_pair, undismiss_pair
 from desktop.vault.errors import VaultChanged
 from desktop.vault.index import VaultIndex
-from tests.fakes import ScriptedGenerator
+from desktop.vault.vectors import EmbeddingModel
+from tests.fakes import ScriptedGenerator, confirming_judge
+from tests.test_index import BagOfWords
 
 NOTES = {
     "Tensions/Rest days.md": (
@@ -51,14 +53,14 @@ def index(tmp_path: Path) -> Iterator[VaultIndex]:
     for rel, text in NOTES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    idx = VaultIndex(root)
+    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
     idx.update()
     yield idx
     idx.close()
 
 
 def run(index: VaultIndex, answer_text: str) -> ScanRun:
-    return scan(index, ScriptedGenerator(answers=[answer_text]))
+    return scan(index, ScriptedGenerator(answers=[answer_text]), judge=confirming_judge())
 
 
 @pytest.mark.parametrize("proposal", [FORWARD, BACKWARD], ids=["a-b", "b-a"])

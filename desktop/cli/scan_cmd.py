@@ -16,6 +16,7 @@ from desktop.flows.settings import load_settings
 from desktop.vault.index import VaultIndex
 from inference.base import Generator
 from inference.errors import AntinomyError
+from inference.judge import Judge
 from inference.registry import resolve_model
 
 _BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
@@ -25,12 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "scan",
         help="find pairs of notes that disagree (Hunter)",
-        description="Ask the local model which notes disagree; code verifies every pair "
+        description="Find notes that disagree: the contradiction judge compares their "
+        "sentences, the local model describes each pair found, and code verifies every pair "
         "(names, quotes, dismissals) before it is shown. Modes: classic (the newest open "
-        "tensions and substrates), --focus NOTE (that note and its nearest neighbours), "
-        "--whole-vault (candidate pairs from the embedding index, judged in small batches). "
-        "Exit codes: 0 done (with or without pairs), 65 the model's answer was unusable twice "
-        "(a debug note is written), 69 model unavailable, 130 interrupted.",
+        "tensions and substrates, every pair of them; the model also proposes pairs, which the "
+        "judge re-checks), --focus NOTE (that note and its nearest neighbours), --whole-vault "
+        "(candidate pairs from the embedding index). Exit codes: 0 done (with or without "
+        "pairs), 65 the model's answer was unusable twice (a debug note is written), 69 a "
+        "model (LLM, embedder or judge) unavailable, 130 interrupted.",
     )
     add_vault_option(p)
     mode = p.add_mutually_exclusive_group()
@@ -40,6 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--body-chars", type=int, help="characters of each body sent (default 800)")
     p.add_argument("--max-pairs", type=int, help="whole vault: candidate pairs judged (400)")
     p.add_argument("--model", metavar="GGUF", help="another GGUF file instead of the shipped one")
+    p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
     p.set_defaults(handler=run_scan)
 
@@ -79,10 +83,17 @@ def _load_generator(path: str | None) -> Generator:
     return LlamaGenerator(resolve_model("llm", path))
 
 
+def _load_judge(path: str | None) -> Judge:
+    from inference.judge import OnnxJudge
+
+    return OnnxJudge(resolve_model("judge", path))
+
+
 def run_scan(args: argparse.Namespace) -> int:
     settings = _settings(args)
     mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
-    index = open_index(args, embed=mode != "classic")
+    judge = _load_judge(args.judge)  # first: a missing judge stops here, exit 69
+    index = open_index(args, embed=True)
     bar = ProgressLine()
     try:
         index.update(progress=bar.update)
@@ -91,11 +102,18 @@ def run_scan(args: argparse.Namespace) -> int:
         engine = _load_generator(args.model)
         try:
             run = scan(
-                index, engine, mode=mode, focus=focus, settings=settings, progress=bar.update
+                index,
+                engine,
+                judge=judge,
+                mode=mode,
+                focus=focus,
+                settings=settings,
+                progress=bar.update,
             )
         finally:
             bar.close()
             engine.close()
+            judge.close()
         debug_note = None
         if run.status == "format_failure" or run.failed_batches:
             folder = load_settings().folders.debug
@@ -124,6 +142,17 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
             print(f"    {e.path}: {e.reason}", file=out)
         if len(run.excluded) > 10:
             print(f"    … and {len(run.excluded) - 10} more (--json lists all)", file=out)
+    if run.judge:
+        print(
+            f"judge: {run.judge} · {run.sentence_pairs_judged} sentence pairs of "
+            f"{run.note_pairs_judged} note pairs · threshold {run.threshold or 0:.2f}"
+            + (
+                f" · {run.sentence_pairs_left_out} more sentence pairs over the per-pair budget"
+                if run.sentence_pairs_left_out
+                else ""
+            ),
+            file=out,
+        )
     if run.dropped:
         parts = [f"{n} {DROP_REASONS.get(r, r)}" for r, n in run.dropped.items()]
         print(f"dropped {run.dropped_total} proposed pairs: " + "; ".join(parts), file=out)
@@ -139,15 +168,22 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
         print(f"raw answers kept in the debug note: {debug_note}", file=out)
     print("", file=out)
     if not run.pairs and run.status == "ok":
-        print("No pair survived verification in this run (that is not proof that none exist).")
+        print("No contradiction found in this run (that is not proof that none exist).", file=out)
     for i, pair in enumerate(run.pairs, 1):
         badge = _BADGE.get(pair.confidence, "MED ")
         mark = "*" if pair.confidence_defaulted else " "
-        print(f"{i:>2}. [{badge}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
+        p = f" {pair.probability:.2f}" if pair.probability is not None else ""
+        print(f"{i:>2}. [{badge}{p}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
         for line in textwrap.wrap(pair.description, 88):
             print(f"      {line}", file=out)
         print(f"      A: “{pair.quote_a}”", file=out)
         print(f"      B: “{pair.quote_b}”", file=out)
+    if run.description_failures:
+        print(
+            f"  the model could not describe {run.description_failures} "
+            f"pair{'s' if run.description_failures != 1 else ''}; a plain description is shown.",
+            file=out,
+        )
     if any(p.confidence_defaulted for p in run.pairs):
         print("  * the model gave no confidence; shown as medium.", file=out)
     print("", file=out)

@@ -11,7 +11,13 @@ Qt-free and HTTP-free: the endpoint embeds the hook's summary and calls
   statement an action can go against — not the whole note, whose context and
   consequences dilute it. The summary of the change is compared with these by
   cosine; vectors are cached in ``.antinomy/guard/vectors.npz`` by text hash.
-* **Threshold.** :data:`DEFAULT_THRESHOLD`; see there for how it was chosen.
+* **The judge decides.** Cosine only says "about the same thing". The
+  decisions nearest the change (cosine at least :data:`SUBJECT_FLOOR`) are cut
+  into sentences; the best few (change, decision sentence) pairs by cosine go to
+  the contradiction judge, and the guard warns only when the judge reads one as
+  a contradiction (P at least the judge's calibrated ``guard`` threshold, or the
+  vault's ``judge_threshold``). Without a judge it falls back to cosine alone at
+  :data:`DEFAULT_THRESHOLD`; see there for how that was chosen.
 * **Once per session.** A decision warns at most once per agent session:
   markers in ``.antinomy/guard/sessions/``, pruned after 7 days.
 * **Where it is on.** Off by default. ``.antinomy/guard/settings.json`` turns it
@@ -37,10 +43,12 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from desktop.flows.sentences import is_evidence, split_sentences
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import state_dir
 from desktop.vault.notes import Note
 from inference.errors import AntinomyError
+from inference.judge import CONTRADICTION, Judge
 from inference.paths import config_dir
 
 log = logging.getLogger(__name__)
@@ -64,6 +72,12 @@ EmbedFn = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 #: no margin at all). Precision over recall: a guard that cries wolf is
 #: switched off. Users who want more can lower it per vault.
 DEFAULT_THRESHOLD = 0.55
+#: With the judge: decisions this close (cosine) to the change are judged.
+SUBJECT_FLOOR = 0.2
+#: With the judge: at most this many decisions, and sentence pairs, are judged per check
+#: (each pair costs ~5 ms of int8 judge on one core).
+JUDGED_DECISIONS = 3
+JUDGED_PAIRS = 3
 MARKER_MAX_AGE = 7 * 24 * 3600
 SUMMARY_MAX_BYTES = 2048
 SUMMARY_MIN_CHARS = 12
@@ -92,6 +106,8 @@ class GuardSettings:
     mode: Mode = "warn"
     threshold: float = DEFAULT_THRESHOLD
     include_principles: bool = False
+    #: P(contradiction) the judge must give to warn; None: the judge's calibrated value.
+    judge_threshold: float | None = None
 
     def validated(self) -> GuardSettings:
         if self.mode not in ("warn", "ask"):
@@ -100,6 +116,11 @@ class GuardSettings:
             raise GuardError(
                 f"Guard threshold {self.threshold} is out of range: give a cosine in (0, 1], "
                 f"e.g. the default {DEFAULT_THRESHOLD}."
+            )
+        if self.judge_threshold is not None and not 0.0 < self.judge_threshold < 1.0:
+            raise GuardError(
+                f"Guard judge_threshold {self.judge_threshold} is out of range: give a "
+                "probability in (0, 1), or remove it to use the judge's calibrated value."
             )
         return self
 
@@ -328,6 +349,11 @@ class DecisionSet:
         default_factory=lambda: np.zeros((0, 0), dtype=np.float32), repr=False
     )
     signature: tuple[tuple[str, str], ...] = ()
+    #: The decisions' statements cut into sentences: (decision row, text), and their vectors.
+    sentences: tuple[tuple[int, str], ...] = ()
+    sentence_matrix: npt.NDArray[np.float32] = field(
+        default_factory=lambda: np.zeros((0, 0), dtype=np.float32), repr=False
+    )
 
     def scores(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Cosine with every decision (rows and vector are unit length).
@@ -402,16 +428,19 @@ class GuardVerdict:
     output: dict[str, Any] | None = None
 
 
-def warning_text(decision: StandingDecision, score: float) -> str:
+def warning_text(decision: StandingDecision, score: float, *, judged: bool = False) -> str:
+    measure = f"contradiction {score:.2f}" if judged else f"similarity {score:.2f}"
     return (
         f"⚠ This change may contradict decision {decision.id}: {decision.title} "
-        f"(vault note {decision.path}; similarity {score:.2f}). Read the decision before going "
+        f"(vault note {decision.path}; {measure}). Read the decision before going "
         "ahead. If it no longer holds, say so to the user rather than working around it."
     )
 
 
-def hook_output(decision: StandingDecision, score: float, mode: Mode) -> dict[str, Any]:
-    text = warning_text(decision, score)
+def hook_output(
+    decision: StandingDecision, score: float, mode: Mode, *, judged: bool = False
+) -> dict[str, Any]:
+    text = warning_text(decision, score, judged=judged)
     if mode == "ask":
         inner = {
             "hookEventName": "PreToolUse",
@@ -532,8 +561,19 @@ class Guard:
             decisions = standing_decisions(self.index, include_principles=principles)
             signature = tuple((d.path, d.text) for d in decisions)
             if signature != self._snapshot.signature:
-                matrix = self._cache.vectors([d.text for d in decisions], self._embed)
-                self._snapshot = DecisionSet(tuple(decisions), matrix, signature)
+                sentences = tuple(
+                    (row, s.text)
+                    for row, d in enumerate(decisions)
+                    for s in split_sentences(d.text)
+                    if is_evidence(s)
+                )
+                # One call: the cache keeps only the texts of its last call.
+                texts = [d.text for d in decisions] + [t for _, t in sentences]
+                both = self._cache.vectors(texts, self._embed)
+                matrix, sentence_matrix = both[: len(decisions)], both[len(decisions) :]
+                self._snapshot = DecisionSet(
+                    tuple(decisions), matrix, signature, sentences, sentence_matrix
+                )
                 log.info("guard: %d standing decisions", len(decisions))
             self._fingerprint = fingerprint
             return self._snapshot
@@ -544,12 +584,19 @@ class Guard:
         vector: npt.NDArray[np.float32],
         session_id: str,
         activation: Activation,
+        summary: str = "",
+        judge: Judge | None = None,
     ) -> GuardVerdict:
-        """The verdict for a change whose summary embeds to ``vector``."""
+        """The verdict for a change whose summary embeds to ``vector``.
+
+        With a ``judge`` (and the ``summary`` text) it decides; without one, cosine
+        alone does. Blocking when judging (a few ms): call it off the event loop."""
         snapshot = self._snapshot
         scores = snapshot.scores(vector)
         if scores.size == 0:
             return GuardVerdict("allow")
+        if judge is not None and summary:
+            return self._judged(snapshot, scores, vector, summary, session_id, activation, judge)
         best = int(np.argmax(scores))
         top = snapshot.decisions[best]
         top_score = float(scores[best])
@@ -568,3 +615,59 @@ class Guard:
                 activation.mode, decision, score, hook_output(decision, score, activation.mode)
             )
         return GuardVerdict("repeat", top, top_score)
+
+    def _judged(
+        self,
+        snapshot: DecisionSet,
+        scores: npt.NDArray[np.float32],
+        vector: npt.NDArray[np.float32],
+        summary: str,
+        session_id: str,
+        activation: Activation,
+        judge: Judge,
+    ) -> GuardVerdict:
+        near = np.flatnonzero(scores >= SUBJECT_FLOOR)
+        if near.size == 0:
+            best = int(np.argmax(scores))
+            return GuardVerdict("allow", snapshot.decisions[best], 0.0)
+        near = near[np.argsort(-scores[near])][:JUDGED_DECISIONS]
+        rows = set(int(i) for i in near)
+        candidates = [k for k, (row, _) in enumerate(snapshot.sentences) if row in rows]
+        if candidates:
+            sims = np.einsum(
+                "ij,j->i",
+                snapshot.sentence_matrix[candidates],
+                np.asarray(vector, dtype=np.float32),
+            )
+            order = np.argsort(-sims)[:JUDGED_PAIRS]
+            picked = [candidates[int(i)] for i in order]
+        else:
+            picked = []
+        # The decision's whole statement too, for decisions of one short sentence.
+        pairs = [(summary, snapshot.sentences[k][1]) for k in picked]
+        owners = [snapshot.sentences[k][0] for k in picked]
+        if not pairs:
+            pairs = [(summary, snapshot.decisions[int(near[0])].text)]
+            owners = [int(near[0])]
+        probs = judge.score(pairs)[:, CONTRADICTION]
+        threshold = self.switch.settings().judge_threshold or judge.thresholds.guard
+        best_by_row: dict[int, float] = {}
+        for row, p in zip(owners, probs, strict=True):
+            best_by_row[row] = max(float(p), best_by_row.get(row, 0.0))
+        ranked = sorted(best_by_row.items(), key=lambda kv: -kv[1])
+        top_row, top_p = ranked[0]
+        if top_p < threshold:
+            return GuardVerdict("allow", snapshot.decisions[top_row], top_p)
+        warned = self.markers.warned(session_id) if session_id else set()
+        for row, p in ranked:
+            if p < threshold:
+                break
+            decision = snapshot.decisions[row]
+            if decision.path in warned:
+                continue
+            if session_id:
+                self.markers.mark(session_id, decision.path)
+            return GuardVerdict(
+                activation.mode, decision, p, hook_output(decision, p, activation.mode, judged=True)
+            )
+        return GuardVerdict("repeat", snapshot.decisions[top_row], top_p)

@@ -20,6 +20,8 @@ indexing; only new or changed decisions are embedded, in small chunks.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import threading
 import time
@@ -38,6 +40,8 @@ from desktop.service.errors import BadRequest, ServiceUnavailable
 from desktop.service.guard_log import GuardRecord
 from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
 from desktop.vault.index import VaultIndex
+from inference.errors import AntinomyError
+from inference.judge import Judge
 from inference.runtime import State
 
 log = logging.getLogger(__name__)
@@ -192,9 +196,31 @@ class GuardService:
                 + "; the tool was allowed — try again in a moment."
             )
         vectors = await self.ctx.batcher.embed([summary])
-        # On the loop, not a worker: scoring 10k decisions is one matrix-vector product
-        # (< 1 ms) and the marker file is a few hundred bytes; a thread hop costs more.
-        return guard.decide(vector=vectors[0], session_id=session_id, activation=activation)
+        judge = self._judge()
+        if judge is None:
+            # On the loop, not a worker: scoring 10k decisions is one matrix-vector product
+            # (< 1 ms) and the marker file is a few hundred bytes; a thread hop costs more.
+            return guard.decide(vector=vectors[0], session_id=session_id, activation=activation)
+        # The judge is called directly (its ONNX session is thread-safe), not through its
+        # queue: a check must not wait behind a scan's batch of sentence pairs.
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None,
+            functools.partial(
+                guard.decide,
+                vector=vectors[0],
+                session_id=session_id,
+                activation=activation,
+                summary=summary,
+                judge=judge,
+            ),
+        )
+
+    def _judge(self) -> Judge | None:
+        try:
+            return self.ctx.runtime.judge
+        except AntinomyError:
+            return None
 
     def routes(self) -> dict[str, JsonHandler]:
         return {"/v1/guard/check": self.check}

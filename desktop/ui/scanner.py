@@ -1,7 +1,8 @@
 """Runs Hunter scans off the GUI thread, one at a time, with Stop.
 
 Each scan runs on its own single-worker executor with the runtime's queued
-generator as engine, so the ``Llama`` is still only touched by its worker.
+generator and judge as engines, so each model is still only touched by its
+own worker.
 Every scan has a request number: Stop (or a newer scan) bumps it, the GUI
 returns to idle at once, and the stopped scan's late result is dropped.
 """
@@ -42,6 +43,7 @@ class ScanRunner(FlowRunner):
         engine = self._engine()
         if engine is None:
             return
+        judge = self._c.runtime.queued_judge()
         index = self._c.index
         if index is None:
             self.sig_scan_failed.emit("The vault is still being indexed — try again in a moment.")
@@ -54,6 +56,7 @@ class ScanRunner(FlowRunner):
             return scan(
                 index,
                 engine,
+                judge=judge,
                 mode=mode,
                 focus=focus,
                 settings=settings,

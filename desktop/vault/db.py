@@ -94,8 +94,24 @@ def _m1_initial(db: sqlite_utils.Database) -> None:
         db.execute(f"CREATE TRIGGER notes_{name} AFTER {op} ON notes BEGIN {action} END")
 
 
+def _m2_sentence_vectors(db: sqlite_utils.Database) -> None:
+    # Content-addressed: a sentence's vector depends only on its text and the model,
+    # so it stays valid whichever note holds it; rows of vanished sentences are pruned.
+    db.execute(
+        """
+        CREATE TABLE sentence_vectors (
+            text_sha TEXT NOT NULL,     -- sha256 of the sentence text (first 32 hex digits)
+            model_id TEXT NOT NULL,
+            vector BLOB NOT NULL,       -- float32, little-endian
+            used REAL NOT NULL,         -- last time a scan read it (unix seconds)
+            PRIMARY KEY (text_sha, model_id)
+        ) WITHOUT ROWID
+        """
+    )
+
+
 #: Migration N brings the schema from version N-1 to N. Append only.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_sentence_vectors]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

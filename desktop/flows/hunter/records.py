@@ -17,8 +17,9 @@ Confidence = Literal["high", "medium", "low"]
 
 #: Shown with every result, permanently (SPEC §3).
 DISCLAIMER = (
-    "Reflective prompts, not truths: a small local model proposed these pairs and code checked "
-    "that the quotes exist. Whether the notes really disagree is for you to judge."
+    "Reflective prompts, not truths: a small local contradiction judge picked these sentence "
+    "pairs and code checked that the quotes exist. Whether the notes really disagree is for you "
+    "to judge."
 )
 
 #: Why a returned pair was not shown. Keys of ``ScanRun.dropped``.
@@ -32,6 +33,8 @@ DROP_REASONS = {
     "dismissed": "was dismissed earlier (hunter_false_positives)",
     "duplicate": "repeats a pair already shown",
     "malformed": "is not an object with the expected keys",
+    "judge_disagrees": "was proposed by the language model but the judge does not read its "
+    "quotes as contradicting each other",
 }
 
 _CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
@@ -69,6 +72,15 @@ class ScanSettings:
     max_pairs_per_answer: int = 6
     #: Constrain generation by the answer's JSON schema (embedded backend).
     constrain: bool = True
+    #: Judged scans: sentence pairs per note pair sent to the judge (best cosine first),
+    #: and sentences per note considered (longer notes are cut, and the cut reported).
+    sentence_pairs: int = 8
+    max_sentences: int = 60
+    #: Shown pairs whose one-line description the language model writes (the others
+    #: get a plain one); each costs one short request.
+    describe: int = 8
+    #: Classic mode also asks the language model for pairs (re-checked by the judge).
+    ask_model: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,12 @@ class Pair:
     #: sha256 of each file as the scan read it: review actions refuse if it changed.
     sha_a: str = ""
     sha_b: str = ""
+    #: The judge's P(contradiction) for the two quotes (None: not judged).
+    probability: float | None = None
+    #: Who found the pair: "judge", "model" (re-checked by the judge), or both.
+    found_by: str = "model"
+    #: The description is the model's ("model") or built from the quotes ("plain").
+    described_by: str = "model"
 
     def key(self) -> frozenset[str]:
         return frozenset((self.path_a, self.path_b))
@@ -140,6 +158,17 @@ class ScanRun:
     raw_answers: tuple[str, ...] = ()
     attempts: tuple[Attempt, ...] = ()
     error: str | None = None
+    #: The judge that decided the pairs, and what it looked at.
+    judge: str = ""
+    threshold: float | None = None
+    note_pairs_judged: int = 0
+    sentence_pairs_judged: int = 0
+    #: Candidate sentence pairs that shared a subject but were beyond the per-pair budget.
+    sentence_pairs_left_out: int = 0
+    sentences: int = 0
+    judge_seconds: float = 0.0
+    #: Shown pairs whose description the model could not write (plain one shown).
+    description_failures: int = 0
 
     @property
     def dropped_total(self) -> int:
@@ -152,7 +181,12 @@ class ScanRun:
             f"{self.mode}",
             f"{self.notes_examined}/{self.candidates} notes",
         ]
-        if self.mode == "whole-vault":
+        if self.mode == "focus" and self.focus:
+            parts.append(f"focus {self.focus.rsplit('/', 1)[-1].removesuffix('.md')}")
+        if self.note_pairs_judged:
+            noun = "pair" if self.note_pairs_judged == 1 else "pairs"
+            parts.append(f"{self.note_pairs_judged} note {noun} judged")
+        elif self.mode == "whole-vault":
             parts.append(f"{self.pairs_considered} pairs considered")
         parts += [
             f"{self.model or 'model?'} ({self.backend or 'backend?'})",
@@ -177,12 +211,13 @@ class ScanRun:
 
 
 def sort_pairs(pairs: list[Pair]) -> tuple[Pair, ...]:
-    """By confidence (unknown counts as medium), then by note names."""
+    """By confidence (unknown counts as medium), then the judge's probability, then names."""
     return tuple(
         sorted(
             pairs,
             key=lambda p: (
                 _CONFIDENCE_ORDER.get(p.confidence, 1),
+                -(p.probability or 0.0),
                 p.note_a.casefold(),
                 p.note_b.casefold(),
             ),

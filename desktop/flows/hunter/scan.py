@@ -1,8 +1,18 @@
-"""The tension scan: select notes, ask the model, verify every pair in code.
+"""The tension scan: select notes, let the judge decide, the model explain, code verify.
 
-Blocking; call it from a worker thread with an engine that may be used from
-that thread (``Runtime.queued_generator()`` in the app, a plain generator in
-the CLI and tests).
+Blocking; call it from a worker thread with engines that may be used from that
+thread (``Runtime.queued_generator()`` / ``queued_judge()`` in the app, plain
+engines in the CLI and tests).
+
+Each mode yields note pairs (classic: every pair of the notes in its prompt;
+focus: the note and each neighbour; whole vault: nearest neighbours in the
+similarity band). :class:`~desktop.flows.judging.NoteJudge` compares their
+sentences; a pair whose strongest sentence pair passes the judge's calibrated
+threshold is shown with those two sentences as quotes — still verified like
+any model answer. The language model then writes each shown pair's one-line
+description. Classic mode also asks the model for pairs, as Antinomia did;
+each is re-checked by the judge and dropped (``judge_disagrees``) unless the
+judge reads its quotes as contradicting.
 """
 
 from __future__ import annotations
@@ -10,9 +20,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from desktop.flows.hunter.describe import Describer, plain_description
 from desktop.flows.hunter.prompt import (
     ARRAY_KEYS,
     PromptNote,
@@ -38,10 +50,13 @@ from desktop.flows.hunter.select import (
     scannable,
 )
 from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
+from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
+from desktop.vault.sentence_vectors import SentenceVectorCache
 from inference.base import GenerationSettings, Generator, Message, StopFlag
-from inference.errors import AntinomyError
+from inference.errors import AntinomyError, ModelUnavailable
+from inference.judge import CONTRADICTION, Judge
 from inference.structured import complete_structured, object_with_array
 
 log = logging.getLogger(__name__)
@@ -68,10 +83,21 @@ class _Scan:
         settings: ScanSettings,
         stop: StopFlag | None,
         progress: Progress | None,
+        judge: Judge,
     ) -> None:
         self.index = index
         self.root = Path(index.root)
         self.engine = engine
+        assert index.embedding is not None
+        self.judging = NoteJudge(
+            judge,
+            index.embedding,
+            cache=SentenceVectorCache(index.root),
+            settings=JudgingSettings(
+                pairs_per_note_pair=settings.sentence_pairs, max_sentences=settings.max_sentences
+            ),
+        )
+        self.describer = Describer(engine, constrain=settings.constrain)
         self.settings = settings
         self.stop = stop
         self.progress = progress
@@ -212,14 +238,107 @@ class _Scan:
         if self.progress is not None:
             self.progress(done, total, what)
 
+    def close(self) -> None:
+        if self.judging.cache is not None:
+            self.judging.cache.close()
+            self.judging.cache = None
+
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
+
+    # -- judge -------------------------------------------------------------
+
+    def judge_note_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[NotePairVerdict]:
+        """Judge ``pairs`` (both notes loaded) and verify the ones that pass as pairs."""
+        paths = sorted({p for pair in pairs for p in pair})
+        self.tick(0, 1, f"reading and embedding the sentences of {len(paths)} notes")
+        self.judging.prepare({p: self.loaded[p].text for p in paths})
+        verdicts = self.judging.judge_pairs(
+            pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
+        )
+        for v in verdicts:
+            if v.best is None or not self.judging.shown(v):
+                continue
+            notes = self.prompt_notes([v.path_a, v.path_b])
+            label = {n.path: n.label for n in notes.values()}
+            item = {
+                "note_a": label[v.path_a],
+                "note_b": label[v.path_b],
+                "quote_a": v.best.a.quote,
+                "quote_b": v.best.b.quote,
+                "description": "judged",  # replaced by the model's line, or the plain one
+                "confidence": self.judging.confidence(v.best.contradiction),
+            }
+            before = len(self.verifier.accepted)
+            self.verifier.check_answer([item], notes)
+            if len(self.verifier.accepted) > before:
+                pair = self.verifier.accepted[-1]
+                self.verifier.accepted[-1] = replace(
+                    pair, probability=round(v.best.contradiction, 4), found_by="judge"
+                )
+        return verdicts
+
+    def recheck_model_pairs(self, first: int) -> None:
+        """Classic mode: the model's own pairs (``accepted[first:]``) stand only if the judge
+        reads their quotes as contradicting; those also found by the judge are merged."""
+        model_pairs = self.verifier.accepted[first:]
+        del self.verifier.accepted[first:]
+        if not model_pairs:
+            return
+        scores = self.judging.judge.score([(p.quote_a, p.quote_b) for p in model_pairs])
+        judged = {p.key(): i for i, p in enumerate(self.verifier.accepted)}
+        threshold = self.judging.thresholds.contradiction
+        for pair, row in zip(model_pairs, scores, strict=True):
+            probability = float(row[CONTRADICTION])
+            if probability < threshold:
+                self.verifier.dropped["judge_disagrees"] += 1
+                continue
+            if pair.key() in judged:  # the judge found it too: keep the model's line
+                i = judged[pair.key()]
+                self.verifier.accepted[i] = replace(
+                    self.verifier.accepted[i],
+                    description=pair.description,
+                    found_by="both",
+                    described_by="model",
+                )
+                continue
+            self.verifier.accepted.append(
+                replace(
+                    pair,
+                    probability=round(probability, 4),
+                    confidence=self.judging.confidence(probability),  # type: ignore[arg-type]
+                    confidence_defaulted=False,
+                    found_by="model",
+                )
+            )
+
+    def describe(self, first_model: int | None = None) -> None:
+        """Write each judged pair's description: the model's line, else the plain one."""
+        budget = self.settings.describe
+        ranked = sorted(
+            range(len(self.verifier.accepted)),
+            key=lambda i: -(self.verifier.accepted[i].probability or 0.0),
+        )
+        todo = [i for i in ranked if self.verifier.accepted[i].found_by == "judge"]
+        for n, i in enumerate(todo):
+            pair = self.verifier.accepted[i]
+            line = None
+            if n < budget and not self.stopped():
+                self.tick(n, min(budget, len(todo)), f"asking the model to describe pair {n + 1}")
+                line = self.describer.describe(pair, stop=self.stop)
+            if line:
+                self.verifier.accepted[i] = replace(pair, description=line, described_by="model")
+            else:
+                self.verifier.accepted[i] = replace(
+                    pair, description=plain_description(pair), described_by="plain"
+                )
 
 
 def scan(
     index: VaultIndex,
     engine: Generator,
     *,
+    judge: Judge | None,
     mode: Mode = "classic",
     focus: str | None = None,
     settings: ScanSettings | None = None,
@@ -228,15 +347,26 @@ def scan(
 ) -> ScanRun:
     """Find pairs of notes that disagree. Never raises for model trouble: the
     run's ``status`` says what happened. Raises :class:`ScanError` when the
-    scan cannot start (unknown focus note, fewer than two notes, no vectors)."""
+    scan cannot start (unknown focus note, fewer than two notes, no vectors) and
+    :class:`ModelUnavailable` when there is no judge: unjudged pairs are never shown."""
     settings = settings or ScanSettings()
+    if judge is None:
+        raise ModelUnavailable(
+            "The scan cannot judge: the contradiction judge is not loaded — run "
+            "`antinomy doctor` to see why (the file ships in models/judge/)."
+        )
     if mode not in MODES:
         raise ScanError(f"Unknown scan mode {mode!r}: use classic, focus or whole-vault.")
     if mode == "focus" and not focus:
         raise ScanError("Focus mode needs a focus note.")
+    if index.embedding is None:
+        raise ScanError(
+            "The scan compares sentences by meaning and needs the embedding index: open the "
+            "index with the embedder (`antinomy index` does)."
+        )
     started = time.perf_counter()
     started_at = _now()
-    s = _Scan(index, engine, settings, stop, progress)
+    s = _Scan(index, engine, settings, stop, progress, judge)
     s.verifier.focus = focus if mode == "focus" else None
     status = "ok"
     error: str | None = None
@@ -248,20 +378,44 @@ def scan(
             paths = _single_prompt_notes(s, mode, focus)
             candidates = len(paths) + len(s.excluded)
             examined = len(paths)
-            considered = examined * (examined - 1) // 2 if mode == "classic" else examined - 1
-            s.tick(0, 1, f"asking the model about {examined} notes")
-            status = s.ask(paths, focus=focus if mode == "focus" else None)
-            s.tick(1, 1, "done")
+            if mode == "classic":
+                pairs = [(a, b) for i, a in enumerate(paths) for b in paths[i + 1 :]]
+            else:
+                pairs = [(paths[0], p) for p in paths[1:]]
+            considered = len(pairs)
+            s.judge_note_pairs(pairs)
+            status = "stopped" if s.stopped() else "ok"
+            if mode == "classic" and settings.ask_model and status == "ok":
+                first = len(s.verifier.accepted)
+                s.tick(0, 1, f"asking the model about {examined} notes")
+                # The model may propose a pair the judge found: let it through verification
+                # so the two merge (the model's description, the judge's quotes).
+                judged, s.verifier._seen = s.verifier._seen, set()
+                status = s.ask(paths, focus=None)
+                s.verifier._seen |= judged
+                if status == "format_failure" and first:
+                    status = "ok"  # the judge's pairs stand; the failure is counted
+                s.recheck_model_pairs(first)
     except ScanError:
+        s.close()
         raise
     except AntinomyError as exc:
         log.warning("scan failed: %s", exc)
         status, error = "error", str(exc)
-    if status == "format_failure":
-        error = (
-            "The model answered twice without the expected JSON structure "
-            "(after one stricter retry)."
-        )
+    if status in ("ok", "stopped") and s.verifier.accepted:
+        try:
+            s.describe()
+        except AntinomyError as exc:  # descriptions are a courtesy: the pairs still show
+            log.warning("describing the pairs failed: %s", exc)
+        for i, pair in enumerate(s.verifier.accepted):
+            if pair.description == "judged":
+                s.verifier.accepted[i] = replace(
+                    pair, description=plain_description(pair), described_by="plain"
+                )
+    s.tick(1, 1, "done")
+    s.close()
+    attempts = [*s.attempts, *s.describer.attempts]
+    stats = s.judging.stats
     run = ScanRun(
         started_at=started_at,
         mode=mode,
@@ -270,8 +424,8 @@ def scan(
         model=engine.model_name,
         backend=engine.backend_name,
         duration=time.perf_counter() - started,
-        tokens_in=sum(a.tokens_in for a in s.attempts),
-        tokens_out=sum(a.tokens_out for a in s.attempts),
+        tokens_in=sum(a.tokens_in for a in attempts),
+        tokens_out=sum(a.tokens_out for a in attempts),
         notes_examined=examined,
         candidates=candidates,
         pairs_considered=considered,
@@ -280,9 +434,17 @@ def scan(
         excluded=tuple(sorted(set(s.excluded), key=lambda e: e.path)),
         pairs=sort_pairs(s.verifier.accepted),
         dropped=dict(sorted(s.verifier.dropped.items())),
-        raw_answers=tuple(s.raw_failures),
-        attempts=tuple(s.attempts),
+        raw_answers=tuple([*s.raw_failures, *s.describer.raw_failures]),
+        attempts=tuple(attempts),
         error=error,
+        judge=judge.name,
+        threshold=s.judging.thresholds.contradiction,
+        note_pairs_judged=stats.note_pairs,
+        sentence_pairs_judged=stats.sentence_pairs_judged,
+        sentence_pairs_left_out=stats.sentence_pairs_over_budget,
+        sentences=stats.sentences,
+        judge_seconds=round(stats.seconds_judging + stats.seconds_embedding, 3),
+        description_failures=s.describer.failures,
     )
     if run.status == "ok":
         try:
@@ -298,7 +460,8 @@ def _single_prompt_notes(s: _Scan, mode: Mode, focus: str | None) -> list[str]:
         chosen = ordered[: s.settings.cap]
         for path in ordered[s.settings.cap :]:
             s.excluded.append(Excluded(path, f"beyond the cap of {s.settings.cap} newest notes"))
-        paths = s.fit(s.load(chosen))
+        loaded = s.load(chosen)
+        paths = s.fit(loaded) if s.settings.ask_model else loaded
     else:
         assert focus is not None
         if s.index.summaries([focus]).get(focus) is None:
@@ -311,7 +474,7 @@ def _single_prompt_notes(s: _Scan, mode: Mode, focus: str | None) -> list[str]:
         loaded = s.load([focus, *near])
         if focus not in loaded:
             raise ScanError(f"The focus note {focus!r} cannot be read or is empty.")
-        paths = s.fit(loaded, must=1)
+        paths = loaded
     if len(paths) < 2:
         raise ScanError(
             f"A {mode} scan needs at least two notes to compare; this vault has {len(paths)} "
@@ -331,29 +494,10 @@ def _whole_vault(s: _Scan) -> tuple[int, int, int, str]:
     s.tick(0, 1, "finding candidate pairs")
     plan = plan_batches(s.index, eligible, s.settings)
     s.excluded.extend(plan.excluded)
-    examined: set[str] = set()
-    considered = 0
-    statuses: list[str] = []
-    total = len(plan.batches)
-    for i, batch in enumerate(plan.batches):
-        if s.stopped():
-            statuses.append("stopped")
-            break
-        s.tick(i, total, f"batch {i + 1}/{total}: {len(batch.notes)} notes")
-        paths = s.load(batch.notes)
-        if len(paths) < 2:
-            continue
-        status = s.ask(s.fit(paths), focus=None)
-        statuses.append(status)
-        if status == "stopped":
-            break
-        examined.update(paths)
-        considered += sum(1 for p in batch.pairs if p <= set(paths))
-    s.tick(total, total, "done")
-    if "stopped" in statuses:
-        status = "stopped"
-    elif statuses and all(st == "format_failure" for st in statuses):
-        status = "format_failure"
-    else:
-        status = "ok"
-    return len(eligible), len(examined), considered, status
+    wanted = sorted({tuple(sorted(p)) for b in plan.batches for p in b.pairs})
+    loaded = set(s.load(sorted({p for pair in wanted for p in pair})))
+    pairs = [(a, b) for a, b in wanted if a in loaded and b in loaded]
+    s.judge_note_pairs(pairs)
+    examined = {p for pair in pairs for p in pair}
+    status = "stopped" if s.stopped() else "ok"
+    return len(eligible), len(examined), len(pairs), status

@@ -1,0 +1,90 @@
+"""The LLM's part in a judged scan: one line saying what two quoted sentences disagree about.
+
+The judge decided the pair; the model only explains it, under the structured
+output policy (schema, one stricter retry). When it cannot, the pair is still
+shown, with a plain description built from the quotes, and the failure is
+counted with its raw answers kept for the debug note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.flows.hunter.prompt import DESCRIPTION_MAX, template
+from desktop.flows.hunter.records import Attempt, Pair
+from inference.base import GenerationSettings, Generator, Message, StopFlag
+from inference.errors import GenerationError
+from inference.structured import complete_structured
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"description": {"type": "string", "minLength": 8, "maxLength": DESCRIPTION_MAX}},
+    "required": ["description"],
+}
+
+
+def _shape(value: Any) -> Any | None:
+    if isinstance(value, dict):
+        text = value.get("description")
+        if isinstance(text, str) and len(text.strip()) >= 8:
+            return " ".join(text.split())[:DESCRIPTION_MAX]
+    return None
+
+
+def plain_description(pair: Pair) -> str:
+    """What is shown when the model gives no usable line: the facts, in words."""
+    return (
+        f"{pair.note_a} and {pair.note_b} say opposite things here (the judge reads the two "
+        "sentences as contradicting each other)."
+    )
+
+
+@dataclass
+class Describer:
+    engine: Generator
+    max_tokens: int = 96
+    constrain: bool = True
+    attempts: list[Attempt] = field(default_factory=list)
+    raw_failures: list[str] = field(default_factory=list)
+    failures: int = 0
+    described: int = 0
+
+    def describe(self, pair: Pair, *, stop: StopFlag | None = None) -> str | None:
+        """The model's line for ``pair``, or None (format failure, error or Stop)."""
+        user = template("hunter-describe").format(
+            note_a=pair.note_a, note_b=pair.note_b, quote_a=pair.quote_a, quote_b=pair.quote_b
+        )
+        messages = [Message("user", user)]
+        try:
+            result = complete_structured(
+                self.engine,
+                messages,
+                shape=_shape,
+                schema=SCHEMA,
+                settings=GenerationSettings(max_tokens=self.max_tokens, constrain=self.constrain),
+                stop=stop,
+            )
+        except GenerationError as exc:
+            self.failures += 1
+            self.raw_failures.append(f"(description request failed: {exc})")
+            return None
+        for i, c in enumerate(result.completions):
+            self.attempts.append(
+                Attempt(
+                    prompt_chars=len(user),
+                    tokens_in=c.tokens_in,
+                    tokens_out=c.tokens_out,
+                    duration=c.duration,
+                    prompt_seconds=c.prompt_seconds,
+                    answer=c.text,
+                    retry=i > 0,
+                )
+            )
+        if result.status == "ok":
+            self.described += 1
+            return str(result.value)
+        if result.status == "format_failure":
+            self.failures += 1
+            self.raw_failures.extend(result.raw_answers)
+        return None

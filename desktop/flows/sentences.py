@@ -1,0 +1,169 @@
+"""Notes cut into the sentences the judge compares: Markdown-aware, English, French, Italian.
+
+What is *not* a sentence here: frontmatter (callers pass the body), fenced and
+indented code, HTML comments, tables, headings (a heading names a subject, it
+asserts nothing), horizontal rules, and lines that are only a link or a tag.
+List items and block quotes are sentences of their own; wikilinks and Markdown
+links are read as their visible text.
+
+Each :class:`Sentence` keeps ``quote``, the text as it stands in the note
+(so a quote shown to the user is found in the file), and ``text``, the same
+with the Markdown taken out, which is what the embedder and judge read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Words that say nothing about the subject; a sentence needs a few others to be evidence.
+_STOP_TEXT = """
+    a an the and or but if then so of to in on at by for with from as is are was were be
+    been being am it its this that these those there here i me my we our you your he she
+    they them his her their not no yes do does did done have has had will would can could
+    should may might must shall just also very more most much many some any all every each
+    other such than too only own same about into over after before again once what which who
+    whom when where why how up down out off now well still yet really quite rather ever even
+    le la les un une des du de d l et ou mais si donc car ce cet cette ces il elle ils elles
+    on nous vous je j me m te t se s lui leur leurs mon ma mes ton ta tes son sa ses notre
+    nos votre vos est sont était été être avoir ai as a avons avez ont pas ne n plus moins
+    très que qu qui quoi dont où en y au aux par pour sur sous dans avec sans chez comme
+    tout tous toute toutes aussi bien fait faire c ça cela ceci là il lo la i gli le un uno
+    una di del della dello dei degli delle da dal dalla dai dagli dalle in nel nella nei
+    negli nelle su sul sulla sui sugli sulle per con tra fra e ed o ma se che chi cui non è
+    sono era erano essere stato ho hai ha abbiamo avete hanno mi ti ci vi si lo ne mio mia
+    miei mie tuo tua suo sua nostro nostra loro questo questa questi queste quello quella
+    più meno molto poco anche come quando dove perché già ancora sempre
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`|~~|==)")
+_TAG_ONLY = re.compile(r"^(#[\w/-]+\s*)+$")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,:h]\d+)?", re.UNICODE)
+#: Abbreviations after which a full stop does not end a sentence.
+_ABBREV_TEXT = """
+    e.g i.e etc vs cf dr mr mrs ms st no nr fig approx p pp ca mme mlle m sig dott ecc es ad
+    art cap vol ed jan feb mar apr jun jul aug sep sept oct nov dec
+"""
+_ABBREV = frozenset(_ABBREV_TEXT.split())
+_END = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9¿¡])")
+
+#: Sentences longer than this are cut for the judge (it reads 128 tokens per pair).
+MAX_WORDS = 60
+
+
+@dataclass(frozen=True)
+class Sentence:
+    #: As written in the note (Markdown kept), so it is found in the file.
+    quote: str
+    #: Markdown removed: what the embedder and the judge read.
+    text: str
+    #: Words that are not stop words (lower case).
+    content: frozenset[str]
+
+    @property
+    def content_words(self) -> int:
+        return len(self.content)
+
+
+def plain(text: str) -> str:
+    """Markdown inline syntax removed: links read as their visible text."""
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    text = _MDLINK.sub(lambda m: m.group(1), text)
+    text = _EMPHASIS.sub("", text)
+    return " ".join(text.split())
+
+
+def content_words(text: str) -> frozenset[str]:
+    words = (w.casefold().replace("’", "'") for w in _WORD.findall(text))
+    out = set()
+    for w in words:
+        w = w.split("'")[-1] if "'" in w else w  # l'acqua -> acqua, j'ai -> ai
+        if (len(w) >= 3 and w not in STOP_WORDS) or w.isdigit():
+            out.add(w)
+    return frozenset(out)
+
+
+def _blocks(body: str) -> list[str]:
+    """Paragraphs, list items and quotes as single-line texts; code, tables, headings out."""
+    body = _COMMENT.sub(" ", body)
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            blocks.append(" ".join(current))
+            current.clear()
+
+    for raw in body.splitlines():
+        line = raw.rstrip()
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            flush()
+            continue
+        if in_fence:
+            continue
+        if not line.strip() or _HEADING.match(line) or _RULE.match(line) or _TABLE.match(line):
+            flush()
+            continue
+        if raw.startswith(("    ", "\t")) and not current and not _ITEM.match(line):
+            continue  # an indented code block
+        stripped = _QUOTE.sub("", line)
+        if _ITEM.match(stripped):
+            flush()
+            stripped = _ITEM.sub("", stripped)
+        current.append(stripped.strip())
+    flush()
+    return blocks
+
+
+def _split(block: str) -> list[str]:
+    parts: list[str] = []
+    start = 0
+    for m in _END.finditer(block):
+        before = block[start : m.start()].rstrip("\"'”»)]")
+        last = before.rsplit(None, 1)[-1] if before.split() else ""
+        token = last.rstrip(".").casefold()
+        if block[m.start() - 1] == "." and (token in _ABBREV or len(token) == 1):
+            continue
+        parts.append(block[start : m.start()].strip())
+        start = m.end()
+    parts.append(block[start:].strip())
+    return [p for p in parts if p]
+
+
+def split_sentences(body: str) -> list[Sentence]:
+    """The sentences of a note body, in order, duplicates removed."""
+    out: list[Sentence] = []
+    seen: set[str] = set()
+    for block in _blocks(body):
+        if _TAG_ONLY.match(block):
+            continue
+        for quote in _split(block):
+            text = plain(quote)
+            words = text.split()
+            if not words:
+                continue
+            if len(words) > MAX_WORDS:
+                text = " ".join(words[:MAX_WORDS])
+            key = text.casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Sentence(quote=quote, text=text, content=content_words(text)))
+    return out
+
+
+def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
+    """Short, generic lines ("The point is contact.") are not evidence of anything."""
+    return sentence.content_words >= min_content_words

@@ -1,0 +1,123 @@
+"""Note pairs judged sentence by sentence: the gate, the budget, what is left out, Stop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from desktop.flows.judging import JudgingSettings, NoteJudge
+from desktop.vault.index import VaultIndex
+from desktop.vault.sentence_vectors import SentenceVectorCache
+from desktop.vault.vectors import EmbeddingModel
+from inference.base import StopFlag
+from inference.judge import Thresholds
+from tests.fakes import ScriptedJudge
+from tests.test_index import BagOfWords
+
+RULE = "Most of my weekly mileage should be easy enough to hold a conversation."
+BREAK = "Every run should leave me out of breath at the end, or it was wasted."
+A = f"# Easy\n\n{RULE} The point is contact. Easy running builds the aerobic base slowly.\n"
+B = f"# Hard\n\n{BREAK} Tempo runs on Tuesdays build the aerobic base quickly.\n"
+C = "# Bread\n\nSourdough needs a warm kitchen and a patient baker.\n"
+
+
+class Counting(BagOfWords):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def __call__(self, texts):  # type: ignore[no-untyped-def]
+        self.texts.extend(texts)
+        return super().__call__(texts)
+
+
+def judge(**t: float) -> ScriptedJudge:
+    j = ScriptedJudge(contradictions=[(RULE, BREAK)])
+    j.thresholds = Thresholds(min_cosine=t.get("min_cosine", 0.0))
+    return j
+
+
+def model(embed: BagOfWords | None = None) -> EmbeddingModel:
+    return EmbeddingModel("bag-of-words", 64, embed or BagOfWords())
+
+
+def test_the_contradicting_sentences_are_found_and_generic_lines_skipped() -> None:
+    j = judge()
+    nj = NoteJudge(j, model())
+    nj.prepare({"a": A, "b": B, "c": C})
+    ab, ac = nj.judge_pairs([("a", "b"), ("a", "c")])
+    assert ab.best is not None and (ab.best.a.text, ab.best.b.text) == (RULE, BREAK)
+    assert nj.shown(ab) and ab.contradiction > 0.9 and nj.confidence(ab.contradiction) == "high"
+    assert not nj.shown(ac)
+    assert all("The point is contact." not in a + b for a, b in j.calls)
+
+
+def test_the_subject_gate_keeps_unrelated_sentences_from_the_judge() -> None:
+    j = judge(min_cosine=0.99)
+    nj = NoteJudge(j, model())
+    nj.prepare({"a": A, "c": C})
+    (verdict,) = nj.judge_pairs([("a", "c")])
+    assert verdict.best is None and verdict.reason == "no two sentences share a subject"
+    assert j.calls == []
+
+
+def test_budget_per_note_pair_and_what_is_left_out_are_counted() -> None:
+    nj = NoteJudge(judge(), model(), settings=JudgingSettings(pairs_per_note_pair=1))
+    nj.prepare({"a": A, "b": B})
+    (verdict,) = nj.judge_pairs([("a", "b")])
+    assert verdict.judged == 1 and verdict.over_budget == 3  # 2 × 2 evidence sentences
+    assert nj.stats.sentence_pairs_over_budget == 3
+
+
+def test_long_notes_are_cut_and_reported() -> None:
+    long = " ".join(f"Line number {i} talks about running shoes today." for i in range(100))
+    nj = NoteJudge(judge(), model(), settings=JudgingSettings(max_sentences=10))
+    nj.prepare({"long": long, "b": B})
+    assert len(nj.sentences_of("long").sentences) == 10  # type: ignore[union-attr]
+    assert nj.stats.sentences_cut == 90
+
+
+def test_notes_without_evidence_are_reported_not_judged() -> None:
+    nj = NoteJudge(judge(), model())
+    nj.prepare({"empty": "", "code": "```\nx = 1\n```\n", "b": B})
+    verdicts = nj.judge_pairs([("empty", "b"), ("code", "b")])
+    assert [v.reason for v in verdicts] == ["no sentence with enough content to compare"] * 2
+    assert sorted(nj.stats.notes_without_evidence) == ["code", "empty"]
+
+
+def test_stop_between_judge_calls() -> None:
+    stop = StopFlag()
+    j = judge()
+    original = j.score
+
+    def then_stop(pairs):  # type: ignore[no-untyped-def]
+        stop.set()
+        return original(pairs)
+
+    j.score = then_stop  # type: ignore[method-assign]
+    nj = NoteJudge(j, model(), settings=JudgingSettings(batch=1))
+    nj.prepare({"a": A, "b": B})
+    (verdict,) = nj.judge_pairs([("a", "b")], stop=stop)
+    assert verdict.judged == 1 and len(j.calls) == 1
+
+
+def test_sentence_vectors_are_cached_in_the_index(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text(A)
+    VaultIndex(root).close()  # creates the database
+    first = Counting()
+    cache = SentenceVectorCache(root)
+    nj = NoteJudge(judge(), model(first), cache=cache)
+    nj.prepare({"a": A, "b": B})
+    assert len(first.texts) == 4  # the evidence sentences of both notes
+    cache.close()
+    again = Counting()
+    cache = SentenceVectorCache(root)
+    nj = NoteJudge(judge(), model(again), cache=cache)
+    nj.prepare({"a": A, "b": B, "c": C})
+    assert again.texts == ["Sourdough needs a warm kitchen and a patient baker."]
+    vec = nj.sentences_of("a").vectors  # type: ignore[union-attr]
+    assert vec.shape == (2, 64) and np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
+    cache.close()

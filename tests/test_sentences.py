@@ -1,0 +1,82 @@
+"""Cutting notes into the sentences the judge compares (Markdown-aware, en/fr/it)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.flows.hunter.verify import quote_found
+from desktop.flows.sentences import is_evidence, split_sentences
+
+NOTE = """# Friday release window
+
+Production releases go out every **Friday** between 14:00 and 16:00. Priya runs
+acceptance checks on Thursdays, e.g. the smoke suite, and wants them to mean something.
+
+- [[Projects/Staging pipeline|Staging]] keeps deploying on every merge.
+- [ ] Ask Dr. Rossi about the 2.5 release notes.
+> Hotfixes for incidents can go out at any time.
+
+```python
+deploy(friday=True)  # code is not a sentence
+```
+
+| day | slot |
+| --- | --- |
+| Fri | 14:00 |
+
+    indented code is not a sentence either
+
+<!-- a comment -->
+#release #process
+"""
+
+
+def test_markdown_structure_is_understood() -> None:
+    quotes = [s.quote for s in split_sentences(NOTE)]
+    assert quotes == [
+        "Production releases go out every **Friday** between 14:00 and 16:00.",
+        "Priya runs acceptance checks on Thursdays, e.g. the smoke suite, and wants them to "
+        "mean something.",
+        "[[Projects/Staging pipeline|Staging]] keeps deploying on every merge.",
+        "Ask Dr. Rossi about the 2.5 release notes.",
+        "Hotfixes for incidents can go out at any time.",
+    ]
+    texts = [s.text for s in split_sentences(NOTE)]
+    assert texts[0] == "Production releases go out every Friday between 14:00 and 16:00."
+    assert texts[2] == "Staging keeps deploying on every merge."
+
+
+def test_every_quote_is_found_in_its_note() -> None:
+    for s in split_sentences(NOTE):
+        assert quote_found(s.quote, NOTE), s.quote
+
+
+def test_french_and_italian() -> None:
+    fr = "J'ai mis les tomates en pleine terre le 6 avril. M. Durand dit : « trop tôt ! » Bon."
+    assert [s.quote for s in split_sentences(fr)] == [
+        "J'ai mis les tomates en pleine terre le 6 avril.",
+        "M. Durand dit : « trop tôt ! » Bon.",
+    ]
+    it = "Il pane si fa con il lievito madre. Anche oggi l'ho fatto così, ecc. ecc. Va bene?"
+    assert len(split_sentences(it)) == 2
+    (first, _) = split_sentences(it)
+    assert "lievito" in first.content and "il" not in first.content
+
+
+def test_short_generic_lines_are_not_evidence() -> None:
+    generic, real = split_sentences("The point is contact. Most runs should be easy and slow.")
+    assert not is_evidence(generic) and is_evidence(real)
+
+
+def test_empty_code_only_and_duplicate_notes() -> None:
+    assert split_sentences("") == []
+    assert split_sentences("```\nonly code\n```\n") == []
+    assert len(split_sentences("Same line here.\n\nSame line here.\n")) == 1
+
+
+@given(st.text(max_size=400))
+def test_any_text_splits_without_error_and_quotes_stay_in_the_note(text: str) -> None:
+    for s in split_sentences(text):
+        assert s.text and s.quote
+        assert quote_found(s.quote, text)
