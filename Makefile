@@ -12,7 +12,7 @@ install: $(PY)
 	$(PIP) install -c constraints.txt -e .
 
 install-test: $(PY)
-	$(PIP) install -c constraints.txt -e '.[test]'
+	$(PIP) install -c constraints.txt -e '.[test,train]'
 
 run: install
 	$(VENV)/bin/antinomy doctor

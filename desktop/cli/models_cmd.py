@@ -12,6 +12,7 @@ from desktop.cli.output import human_size, print_json, progress
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings
+from inference.judge import Judge
 from inference.registry import Kind, ResolvedModel, resolve_model
 from inference.runtime import Runtime, RuntimeSettings
 
@@ -20,6 +21,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("models (default: the bundled models)")
     group.add_argument("--llm", metavar="GGUF", help="a GGUF model file of your own")
     group.add_argument("--embedder", metavar="ONNX", help="an ONNX sentence-embedding model")
+    group.add_argument("--judge", metavar="ONNX", help="an ONNX contradiction judge")
     group.add_argument(
         "--backend",
         choices=["embedded", "http"],
@@ -48,7 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def runtime_settings(args: argparse.Namespace) -> RuntimeSettings:
-    settings = RuntimeSettings(llm_path=args.llm, embedder_path=args.embedder)
+    settings = RuntimeSettings(
+        llm_path=args.llm, embedder_path=args.embedder, judge_path=args.judge
+    )
     if args.threads:
         settings = replace(settings, llama=replace(settings.llama, threads=args.threads))
     if args.backend == "http":
@@ -79,7 +83,7 @@ def _model_record(model: ResolvedModel) -> dict[str, Any]:
 def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
-    wanted: list[tuple[Kind, str | None]] = [("embedder", args.embedder)]
+    wanted: list[tuple[Kind, str | None]] = [("embedder", args.embedder), ("judge", args.judge)]
     if args.backend != "http":
         wanted.insert(0, ("llm", args.llm))
     for kind, path in wanted:
@@ -127,7 +131,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         if args.json:
             print_json(report)
         return exits.UNAVAILABLE
-    progress("loading and warming both models…")
+    progress("loading and warming the models…")
     t0 = time.perf_counter()
     runtime = Runtime(settings)
     runtime.start()
@@ -153,13 +157,14 @@ def run_doctor(args: argparse.Namespace) -> int:
             report["embedding"] = as_dict(
                 runtime.submit("embedder", measure_embedding, runtime.embedder).result()
             )
+            report["judging"] = runtime.submit("judge", measure_judging, runtime.judge).result()
     finally:
         runtime.close()
     report["ok"] = True
     if args.json:
         print_json(report)
         return exits.OK
-    print(f"\nboth engines warm in {report['ready_s']:.2f} s")
+    print(f"\nall engines warm in {report['ready_s']:.2f} s")
     for name, e in report["engines"].items():
         print(
             f"  {name:<9} load {e['load_s']:.2f} s, warm-up {e['warm_tiny_s']:.2f} s tiny + "
@@ -178,9 +183,37 @@ def run_doctor(args: argparse.Namespace) -> int:
             f"{e['long_texts_per_second']:.0f} long texts/s, one text in "
             f"{e['single_latency_ms']:.1f} ms"
         )
+        j = report["judging"]
+        print(
+            f"  judging    one sentence pair in {j['single_ms']:.1f} ms, "
+            f"{j['pairs_per_second']:.0f} pairs/s in batches of {j['batch']}"
+        )
     print("all good.")
     return exits.OK
 
 
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
+
+
+def measure_judging(judge: Judge, *, batch: int = 16, rounds: int = 5) -> dict[str, float]:
+    """One sentence pair alone, and pairs per second in batches (both orders each)."""
+    pair = (
+        "Production releases go out every Friday between 14:00 and 16:00.",
+        "Nothing ships to production after Thursday noon.",
+    )
+    judge.score([pair])
+    singles = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        judge.score([pair])
+        singles.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        judge.score([pair] * batch)
+    per_batch = (time.perf_counter() - t0) / rounds
+    return {
+        "single_ms": round(sorted(singles)[len(singles) // 2] * 1000, 2),
+        "pairs_per_second": round(batch / per_batch, 1),
+        "batch": batch,
+    }

@@ -1,17 +1,15 @@
-"""Tension scan speed and quality on the shipped model, side by side in one run.
+"""Tension scan quality and speed on the shipped models, side by side in one run.
 
-* classic scan on the sample vault: wall time (median of ``--repeat``), with
-  and without the JSON schema (ratio), and the split of model time into prompt
-  processing and generation (grammar checks happen inside generation: the
-  schema-off run shows what they cost);
-* precision and recall on the sample vault's known contradictions
-  (``tests/data/sample_vault_expected.json``) for classic, focus (on each known
-  contradiction's first note) and whole-vault scans;
-* whole-vault scan on a synthetic vault of ``--notes`` notes built from the
-  benchmark corpus: candidate pairs judged per second, batches, time split.
+* each mode on the sample vault — classic, focus (on each known
+  contradiction's first note, and on each near-miss's first note), whole
+  vault: known contradictions shown (of 12), near-misses shown (of 5), false
+  pairs shown among the other note pairs judged, time, and where it went
+  (judge and sentence embedding vs the language model's descriptions);
+* whole vault on a synthetic vault of ``--notes`` notes built from the
+  benchmark corpus: time and note pairs judged per second.
 
 Prints one JSON object. Run:
-``python tests/perf/bench_hunter.py [--repeat 5] [--notes 1000] [--max-pairs 60]``.
+``python tests/perf/bench_hunter.py [--notes 1000]``.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -38,6 +35,7 @@ from desktop.flows.hunter import ScanRun, ScanSettings, scan  # noqa: E402
 from desktop.resources import ensure_sample_vault  # noqa: E402
 from desktop.vault.index import VaultIndex  # noqa: E402
 from inference.embedder import OnnxEmbedder  # noqa: E402
+from inference.judge import OnnxJudge  # noqa: E402
 from inference.llama_backend import LlamaGenerator  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
 
@@ -60,20 +58,27 @@ def split(run: ScanRun) -> dict[str, float]:
 
 def quality(runs: list[ScanRun]) -> dict[str, Any]:
     known = {frozenset((c["note_a"], c["note_b"])) for c in EXPECTED["contradictions"]}
+    near = {frozenset((c["note_a"], c["note_b"])) for c in EXPECTED["near_misses"]}
     dismissed = {frozenset(p) for p in EXPECTED["dismissed_pairs"]}
     shown = {p.key() for run in runs for p in run.pairs}
-    hits = shown & known
+    judged = sum(r.note_pairs_judged for r in runs)
+    false = shown - known - near
     return {
-        "shown": len(shown),
-        "true_positives": len(hits),
-        "false_positives": len(shown - known),
-        "known": len(known),
-        "precision": round(len(hits) / len(shown), 3) if shown else None,
-        "recall": round(len(hits) / len(known), 3),
+        "known_shown": f"{len(shown & known)}/{len(known)}",
+        "near_misses_shown": len(shown & near),
+        "false_pairs_shown": len(false),
+        "note_pairs_judged": judged,
+        "false_share_of_judged": round(len(false) / judged, 4) if judged else None,
+        "precision": round(len(shown & known) / len(shown), 3) if shown else None,
         "dismissed_shown": len(shown & dismissed),
         "dropped": _sum_dropped(runs),
         "statuses": sorted({r.status for r in runs}),
-        "found": sorted(" ↔ ".join(sorted(k)) for k in hits),
+        "described_by_model": sum(p.described_by == "model" for r in runs for p in r.pairs),
+        "found": sorted(" ↔ ".join(sorted(k)) for k in shown & known),
+        "false": sorted(" ↔ ".join(sorted(k)) for k in false),
+        "seconds": round(sum(r.duration for r in runs), 1),
+        "judge_s": round(sum(r.judge_seconds for r in runs), 1),
+        "llm_s": round(sum(a.duration for r in runs for a in r.attempts), 1),
     }
 
 
@@ -100,63 +105,39 @@ def synthetic_vault(root: Path, n: int, seed: int = 11) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--notes", type=int, default=1000)
-    ap.add_argument("--max-pairs", type=int, default=60)
-    ap.add_argument("--skip-quality", action="store_true")
-    ap.add_argument(
-        "--quality-max-pairs", type=int, default=400, help="whole-vault pair budget for quality"
-    )
     ap.add_argument("--skip-synthetic", action="store_true")
+    ap.add_argument("--describe", type=int, default=ScanSettings().describe)
     args = ap.parse_args()
 
     t0 = time.perf_counter()
     gen = LlamaGenerator(resolve_model("llm", None))
     emb = embedding_model(OnnxEmbedder(resolve_model("embedder", None)))
-    out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 2)}
+    judge = OnnxJudge(resolve_model("judge", None))
+    out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 2), "judge": judge.model_id}
     tmp = Path(tempfile.mkdtemp(prefix="bench-hunter-"))
     sample = ensure_sample_vault(tmp)
     index = VaultIndex(sample, embedding=emb)
     index.update()
+    base = ScanSettings(describe=args.describe)
 
-    base = ScanSettings()
-    classic: dict[str, list[ScanRun]] = {"schema": [], "no_schema": []}
-    for _ in range(args.repeat):  # interleaved, so both see the same machine load
-        classic["schema"].append(scan(index, gen, mode="classic", settings=base))
-        classic["no_schema"].append(
-            scan(index, gen, mode="classic", settings=replace(base, constrain=False))
-        )
-    medians = {k: statistics.median(r.duration for r in runs) for k, runs in classic.items()}
-    out["classic"] = {
-        "notes_examined": classic["schema"][0].notes_examined,
-        "median_s": {k: round(v, 3) for k, v in medians.items()},
-        "schema_over_no_schema": round(medians["schema"] / medians["no_schema"], 3),
-        "split_schema": split(classic["schema"][-1]),
-        "split_no_schema": split(classic["no_schema"][-1]),
-        "statuses_no_schema": sorted({r.status for r in classic["no_schema"]}),
+    classic = scan(index, gen, judge=judge, mode="classic", settings=base)
+    focus_known = [
+        scan(index, gen, judge=judge, mode="focus", focus=c["note_a"], settings=base)
+        for c in EXPECTED["contradictions"]
+    ]
+    focus_near = [
+        scan(index, gen, judge=judge, mode="focus", focus=c["note_a"], settings=base)
+        for c in EXPECTED["near_misses"]
+    ]
+    whole = scan(index, gen, judge=judge, mode="whole-vault", settings=base)
+    out["sample_vault"] = {
+        "classic": quality([classic]) | {"notes_examined": classic.notes_examined},
+        "focus_on_known": quality(focus_known),
+        "focus_on_near_misses": quality(focus_near),
+        "whole_vault": quality([whole])
+        | {"pairs_considered": whole.pairs_considered, "excluded": len(whole.excluded)},
     }
-
-    if not args.skip_quality:
-        focus_runs = []
-        for c in EXPECTED["contradictions"]:
-            focus_runs.append(scan(index, gen, mode="focus", focus=c["note_a"]))
-        whole = scan(
-            index,
-            gen,
-            mode="whole-vault",
-            settings=replace(base, max_pairs=args.quality_max_pairs),
-        )
-        out["quality"] = {
-            "classic": quality(classic["schema"][:1]),
-            "focus": quality(focus_runs),
-            "whole_vault": quality([whole])
-            | {
-                "pairs_considered": whole.pairs_considered,
-                "batches": whole.batches,
-                "excluded": len(whole.excluded),
-                **split(whole),
-            },
-        }
     index.close()
 
     if not args.skip_synthetic:
@@ -166,20 +147,22 @@ def main() -> None:
         big = VaultIndex(syn, embedding=emb)
         big.update()
         index_s = time.perf_counter() - t
-        run = scan(big, gen, mode="whole-vault", settings=replace(base, max_pairs=args.max_pairs))
-        model_s = sum(a.duration for a in run.attempts)
+        run = scan(
+            big, gen, judge=judge, mode="whole-vault", settings=replace(base, max_pairs=10**6)
+        )
         out["whole_vault_synthetic"] = {
             "notes": args.notes,
             "index_s": round(index_s, 1),
             "status": run.status,
-            "pairs_considered": run.pairs_considered,
-            "batches": run.batches,
+            "scan_s": round(run.duration, 1),
+            "note_pairs_judged": run.note_pairs_judged,
+            "sentence_pairs_judged": run.sentence_pairs_judged,
+            "note_pairs_per_s": round(run.note_pairs_judged / run.duration, 2),
+            "judge_and_embedding_s": round(run.judge_seconds, 1),
+            "llm_s": round(sum(a.duration for a in run.attempts), 1),
+            "pairs_shown": len(run.pairs),
             "notes_examined": run.notes_examined,
             "excluded": len(run.excluded),
-            "pairs_per_s": round(run.pairs_considered / run.duration, 3),
-            "batches_per_s": round(run.batches / run.duration, 3),
-            "planning_s": round(run.duration - model_s, 3),
-            **split(run),
         }
         big.close()
     gen.close()

@@ -11,8 +11,15 @@ standing decisions, in three representations of a decision:
 Prints JSON: per representation, the cosine of each case with its own decision
 and the best cosine of unrelated cases with any decision (quantiles), and for
 candidate thresholds how many contradicting / related / unrelated calls would
-warn, and whether the right decision is the top hit. Run:
-``python tests/perf/calibrate_guard.py`` (~10 s).
+warn, and whether the right decision is the top hit.
+
+Then the guard as it runs with the judge (``judged``): for each case the real
+:meth:`Guard.decide` (cosine picks the nearest decisions, the judge reads the
+change against their sentences), in a fresh session, at the judge's calibrated
+threshold and at a few others — calls against a decision warned (target ≥ 15
+of 19), unrelated calls warned (target 0), calls that respect a decision warned
+(target ≤ 1), the superseded ADR-0003 never cited. Run:
+``python tests/perf/calibrate_guard.py`` (~20 s).
 """
 
 from __future__ import annotations
@@ -29,11 +36,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.embedding import load_embedding_model
-from desktop.flows.guard import standing_decisions
+from desktop.flows.guard import Activation, Guard, GuardSettings, save_settings, standing_decisions
 from desktop.resources import sample_vault_source
 from desktop.service.hook import summarize
 from desktop.vault.index import VaultIndex
 from desktop.vault.vectors import embed_notes
+from inference.judge import OnnxJudge
+from inference.registry import resolve_model
 from tests.perf.guard_cases import cases
 
 THRESHOLDS = [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.82]
@@ -114,10 +123,66 @@ def main() -> None:
                 }
             )
         report["statement_cases"] = sorted(worst, key=lambda r: -r["score"])
+        report["judged"] = judged(vault, index, model, all_cases, summaries)
         print(json.dumps(report, indent=1))
         index.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def judged(
+    vault: Path, index: VaultIndex, model: Any, all_cases: list[Any], summaries: list[str]
+) -> dict[str, Any]:
+    judge = OnnxJudge(resolve_model("judge"))
+    out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
+    vectors = model.embed(summaries)
+    by_threshold: dict[str, Any] = {}
+    for t in sorted({0.3, 0.4, 0.5, 0.6, 0.7, round(judge.thresholds.guard, 3)}):
+        save_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
+        guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
+        guard.refresh()
+        counts = {"contradicts": 0, "related": 0, "unrelated": 0, "superseded": 0}
+        right = wrong_decision = cited_superseded = 0
+        cases_out = []
+        for n, ((label, ident, tool, _), vector, summary) in enumerate(
+            zip(all_cases, vectors, summaries, strict=True)
+        ):
+            verdict = guard.decide(
+                vector=vector,
+                session_id=f"calibrate-{t}-{n}",
+                activation=Activation(True, "warn", 0.55),
+                summary=summary,
+                judge=judge,
+            )
+            warned = verdict.verdict == "warn"
+            counts[label] += int(warned)
+            cited = verdict.decision.id if verdict.decision else None
+            if warned and label == "contradicts":
+                right += int(cited == ident)
+                wrong_decision += int(cited != ident)
+            if warned and cited == "ADR-0003":
+                cited_superseded += 1
+            cases_out.append(
+                {
+                    "label": label,
+                    "own": ident,
+                    "tool": tool,
+                    "warned": warned,
+                    "cited": cited,
+                    "p": round(verdict.score or 0.0, 3),
+                    "summary": summary[:70],
+                }
+            )
+        by_threshold[str(t)] = {
+            "warned": counts,
+            "contradicts_citing_own_decision": right,
+            "contradicts_citing_another": wrong_decision,
+            "cited_superseded_adr_0003": cited_superseded,
+        }
+        if t == round(judge.thresholds.guard, 3):
+            out["cases_at_calibrated"] = cases_out
+    out["by_threshold"] = by_threshold
+    return out
 
 
 if __name__ == "__main__":

@@ -1,0 +1,158 @@
+"""Calibrate the judge's thresholds at the note-pair level, on held-out synthetic notes.
+
+    python scripts/judge/calibrate.py --judge models/judge/judge-int8.onnx \
+        --data build/judge/data.jsonl [--write-manifest]
+
+False positives add up over the many sentence pairs of a note pair, so the
+threshold that matters is the one on a note pair's strongest sentence pair, as
+the scan computes it (:class:`desktop.flows.judging.NoteJudge`: sentences,
+the subject gate, the best pairs by cosine). The notes are built from the
+validation scenarios only (``split == "val"`` in ``prepare.py``'s output,
+which holds out whole scenarios), never from the sample vault:
+
+* contradicting: a rule with a related line, against a break with another;
+* near miss: the rule's note against a note of its keeps and allowed cases;
+* unrelated: the rule's note against another scenario's note, same language.
+
+The threshold is the lowest probability at which note-level precision reaches
+``--precision`` with the negatives weighted as a vault has them
+(``--unrelated-weight`` unrelated pairs per near miss). ``high`` is where
+precision reaches 0.97. Also prints sentence-level P/R/F1 on the same split.
+Runs in the app's environment (no PyTorch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from prepare import split_of  # noqa: E402
+from synth import load_scenarios  # noqa: E402
+
+from desktop.flows.embedding import load_embedding_model  # noqa: E402
+from desktop.flows.judging import NoteJudge  # noqa: E402
+from inference.judge import OnnxJudge, Thresholds  # noqa: E402
+from inference.registry import resolve_model  # noqa: E402
+
+
+def val_scenarios(share: float) -> list[dict[str, object]]:
+    return [sc for sc in load_scenarios() if split_of(f"synth:{sc['id']}", share) == "val"]
+
+
+def note_pairs(scenarios: list[dict[str, object]], rng: random.Random):
+    """(label, body_a, body_b) for the three kinds of note pairs."""
+
+    def lst(sc: dict[str, object], key: str) -> list[str]:
+        v = sc.get(key) or []
+        return [str(x) for x in v] if isinstance(v, list) else []
+
+    out: list[tuple[str, str, str]] = []
+    by_lang: dict[str, list[dict[str, object]]] = {}
+    for sc in scenarios:
+        by_lang.setdefault(str(sc["lang"]), []).append(sc)
+    for items in by_lang.values():
+        for sc in items:
+            rules, breaks, related = lst(sc, "rules"), lst(sc, "breaks"), lst(sc, "related")
+            keeps, allowed = lst(sc, "keeps"), lst(sc, "allowed")
+            rel = related or [""]
+            base = " ".join([rules[0], rel[0]])
+            for br in breaks:
+                out.append(("contradiction", base, " ".join([br, rel[-1]])))
+            near = " ".join(keeps + allowed)
+            if near:
+                out.append(("near_miss", base, near))
+            others = [o for o in items if o is not sc]
+            for o in rng.sample(others, min(4, len(others))):
+                other_note = " ".join(lst(o, "rules")[:1] + lst(o, "related")[:2])
+                out.append(("unrelated", base, other_note))
+    return out
+
+
+def choose(
+    scores: np.ndarray,
+    labels: list[str],
+    target: float,
+    unrelated_weight: float,
+) -> float:
+    pos = np.array([lab == "contradiction" for lab in labels])
+    weight = np.array([unrelated_weight if lab == "unrelated" else 1.0 for lab in labels])
+    for t in np.unique(np.round(scores, 3)):
+        shown = scores >= t
+        tp = float(weight[shown & pos].sum())
+        fp = float(weight[shown & ~pos].sum())
+        if tp and tp / (tp + fp) >= target:
+            return float(t)
+    return float(scores.max())
+
+
+def report_at(scores: np.ndarray, labels: list[str], t: float) -> dict[str, object]:
+    out: dict[str, object] = {"threshold": round(t, 3)}
+    for kind in ("contradiction", "near_miss", "unrelated"):
+        sel = [i for i, lab in enumerate(labels) if lab == kind]
+        out[f"{kind}_shown"] = f"{sum(scores[i] >= t for i in sel)}/{len(sel)}"
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--judge", type=Path, help="judge ONNX (default: the shipped one)")
+    p.add_argument("--synth-val-share", type=float, default=0.2)
+    p.add_argument("--precision", type=float, default=0.9)
+    p.add_argument("--unrelated-weight", type=float, default=3.0)
+    p.add_argument("--min-cosine", type=float, default=Thresholds().min_cosine)
+    p.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help="write the thresholds into models/manifest.toml",
+    )
+    args = p.parse_args(argv)
+    rng = random.Random(5)
+    judge = OnnxJudge(resolve_model("judge", args.judge))
+    embedding = load_embedding_model()
+    scenarios = val_scenarios(args.synth_val_share)
+    pairs = note_pairs(scenarios, rng)
+    nj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=args.min_cosine))
+    bodies = {
+        f"n{i}{side}": body
+        for i, (_, a, b) in enumerate(pairs)
+        for side, body in (("a", a), ("b", b))
+    }
+    nj.prepare(bodies)
+    verdicts = nj.judge_pairs([(f"n{i}a", f"n{i}b") for i in range(len(pairs))])
+    scores = np.array([v.contradiction for v in verdicts])
+    labels = [lab for lab, _, _ in pairs]
+    t = choose(scores, labels, args.precision, args.unrelated_weight)
+    high = choose(scores, labels, 0.97, args.unrelated_weight)
+    result = {
+        "judge": judge.model_id,
+        "val_scenarios": len(scenarios),
+        "note_pairs": {k: labels.count(k) for k in ("contradiction", "near_miss", "unrelated")},
+        "chosen": report_at(scores, labels, t),
+        "high": report_at(scores, labels, max(high, t)),
+        "at_0.5": report_at(scores, labels, 0.5),
+    }
+    print(json.dumps(result, indent=1))
+    if args.write_manifest:
+        manifest = ROOT / "models" / "manifest.toml"
+        text = manifest.read_text(encoding="utf-8")
+        for key, value in (("contradiction", t), ("high", max(high, t))):
+            text, n = re.subn(rf"(?m)^{key} = [0-9.]+$", f"{key} = {value:.3f}", text, count=1)
+            if n != 1:
+                raise SystemExit(f"no '{key} = …' line in the manifest's judge thresholds")
+        manifest.write_text(text, encoding="utf-8")
+        print(f"thresholds written to {manifest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Note-like training pairs from the hand-written scenarios in ``scenarios/*.json``.
+
+VitaminC teaches the judge what a refuted fact looks like in Wikipedia prose;
+people's notes contradict differently: a rule and a journal entry that breaks
+it, "always/never" against what was done, two days or amounts for one plan, a
+decision and a later note that goes the other way, two opposed stances. Each
+scenario (English, French, Italian; written for this purpose, none taken from
+the sample vault, whose topics were kept out so it stays a fair test) lists
+sentences by role, and the roles decide the labels:
+
+========================  ==============
+rule × break              contradiction
+rule × rule (paraphrase)  entailment
+rule × keep               entailment
+rule × allowed            neutral  (an exception the rule names, another scope)
+rule × related, others    neutral  (same subject, no conflict)
+sentence × other scenario neutral  (same language, unrelated)
+sentence × generic line   neutral  (short generic lines are not evidence)
+========================  ==============
+
+The group of every pair is its scenario, so a scenario's pairs are all in
+train or all in validation.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from bigbench_data import Example
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+#: Short generic lines of the kind notes are full of. Paired with anything they are
+#: neutral; the first judge flagged them as contradictions most of the time.
+GENERIC = {
+    "en": [
+        "The point is contact.",
+        "More on this later.",
+        "That is the whole idea.",
+        "It worked, mostly.",
+        "See the list below.",
+        "Not sure yet.",
+        "This matters.",
+        "Keep it simple.",
+        "We will see.",
+        "That was the plan.",
+        "Worth trying again.",
+        "Everything else follows from this.",
+        "It depends.",
+        "Good enough for now.",
+        "Nothing changed.",
+        "Same as last time.",
+        "This is the hard part.",
+        "Why not?",
+    ],
+    "fr": [
+        "C'est tout l'intérêt.",
+        "On verra bien.",
+        "Plus de détails plus tard.",
+        "Rien n'a changé.",
+        "C'est la partie difficile.",
+        "Ça dépend.",
+        "Pas encore sûr.",
+        "Voir la liste ci-dessous.",
+        "Ça a marché, à peu près.",
+        "Restons simples.",
+        "Comme la dernière fois.",
+        "À revoir.",
+    ],
+    "it": [
+        "È tutto qui.",
+        "Vedremo.",
+        "Più dettagli dopo.",
+        "Non è cambiato niente.",
+        "Questa è la parte difficile.",
+        "Dipende.",
+        "Non ne sono sicuro.",
+        "Vedi la lista sotto.",
+        "Ha funzionato, più o meno.",
+        "Teniamola semplice.",
+        "Come l'ultima volta.",
+        "Da rivedere.",
+    ],
+}
+
+
+def load_scenarios(folder: Path = SCENARIOS) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for path in sorted(folder.glob("*.json")):
+        lang = path.stem
+        for sc in json.loads(path.read_text(encoding="utf-8")):
+            sc = dict(sc)
+            sc.setdefault("lang", lang)
+            out.append(sc)
+    return out
+
+
+def _list(sc: dict[str, object], key: str) -> list[str]:
+    value = sc.get(key) or []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def pairs_of(
+    sc: dict[str, object],
+    others: list[dict[str, object]],
+    rng: random.Random,
+) -> list[Example]:
+    sid = str(sc.get("id", ""))
+    group = f"synth:{sid}"
+    rules, breaks = _list(sc, "rules"), _list(sc, "breaks")
+    keeps, allowed, related = _list(sc, "keeps"), _list(sc, "allowed"), _list(sc, "related")
+    against, ok = _list(sc, "actions_against"), _list(sc, "actions_ok")
+    out: list[Example] = []
+
+    def add(a: str, b: str, label: str, source: str = "synth") -> None:
+        out.append(Example(a, b, label, source, group=group))
+
+    for r in rules:
+        for x in breaks:
+            add(r, x, "contradiction")
+        for x in keeps:
+            add(r, x, "entailment")
+        for x in allowed:
+            add(r, x, "neutral")
+        for x in related:
+            add(r, x, "neutral")
+        for x in against:
+            add(r, x, "contradiction", "synth_action")
+        for x in ok:
+            add(r, x, "neutral", "synth_action")
+    for i, r in enumerate(rules):
+        for r2 in rules[i + 1 :]:
+            add(r, r2, "entailment")
+    # Breaks and keeps against the scenario's other sentences: same subject, no direct
+    # conflict (a journal entry that breaks a rule does not contradict a related fact).
+    for x in breaks:
+        for y in related:
+            add(x, y, "neutral")
+    for x in keeps:
+        for y in related:
+            add(x, y, "neutral")
+    for x in allowed:
+        for y in keeps:
+            add(x, y, "neutral")
+    # Unrelated sentences from other scenarios of the same language, and generic lines.
+    pool = [s for o in others for s in _list(o, "rules") + _list(o, "breaks") + _list(o, "related")]
+    mine = rules + breaks + keeps
+    for s in mine:
+        if pool:
+            add(s, rng.choice(pool), "neutral", "synth_unrelated")
+        generic = GENERIC.get(str(sc.get("lang")), GENERIC["en"])
+        if rng.random() < 0.5:
+            add(s, rng.choice(generic), "neutral", "synth_generic")
+    return out
+
+
+def generate(
+    seed: int = 0,
+    scenarios: int | None = None,
+    folder: Path = SCENARIOS,
+) -> list[Example]:
+    """Every scenario's pairs (the first ``scenarios`` of each language if given)."""
+    rng = random.Random(seed)
+    all_sc = load_scenarios(folder)
+    by_lang: dict[str, list[dict[str, object]]] = {}
+    for sc in all_sc:
+        by_lang.setdefault(str(sc["lang"]), []).append(sc)
+    out: list[Example] = []
+    for items in by_lang.values():
+        chosen = items[:scenarios] if scenarios else items
+        for sc in chosen:
+            out.extend(pairs_of(sc, [o for o in items if o is not sc], rng))
+    return out
