@@ -529,3 +529,20 @@ def test_focus_and_whole_vault_ask_the_model_only_to_describe(index: VaultIndex)
     assert len(gen.calls) == 2
     for call in gen.calls:
         assert call.schema is not None and list(call.schema["properties"]) == ["description"]
+
+
+def test_code_only_and_very_long_notes_are_reported_not_crashed(vault: Path) -> None:
+    (vault / "Substrates/Code only.md").write_text(
+        "---\ntype: substrate\n---\n```python\nrelease(friday=True)\n```\n"
+    )
+    long = " ".join(f"Sentence {i} is about releases and weekends today." for i in range(90))
+    (vault / "Substrates/Very long.md").write_text(f"---\ntype: substrate\n---\n{long}\n")
+    idx = VaultIndex(vault, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
+    idx.update()
+    run = scan(
+        idx, ScriptedGenerator([answer(), described()]), judge=release_judge(), mode="classic"
+    )
+    assert run.status == "ok"
+    reasons = {e.path: e.reason for e in run.excluded}
+    assert reasons["Substrates/Code only.md"].startswith("no sentence with enough content")
+    assert run.notes_cut == ("Substrates/Very long.md",)

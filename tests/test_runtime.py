@@ -13,7 +13,7 @@ from inference.base import Completion, Generator, Message
 from inference.embedder import Embedder, Vectors
 from inference.errors import ModelUnavailable
 from inference.runtime import Runtime, State
-from tests.fakes import ScriptedGenerator
+from tests.fakes import ScriptedGenerator, ScriptedJudge
 
 
 class FakeEmbedder(Embedder):
@@ -176,4 +176,50 @@ def test_queued_proxies_run_on_the_engines_own_workers() -> None:
     assert seen and seen[0].startswith("antinomy-llm")
     emb = rt.queued_embedder()
     assert emb.embed(["a", "b"]).shape == (2, emb.dimension)
+    rt.close()
+
+
+def test_the_judge_is_the_third_engine_on_its_own_thread() -> None:
+    seen: set[str] = set()
+
+    class ThreadJudge(ScriptedJudge):
+        def score(self, pairs):  # type: ignore[no-untyped-def]
+            seen.add(threading.current_thread().name)
+            return super().score(pairs)
+
+    judge = ThreadJudge(contradictions=[("a", "b")])
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=lambda: judge,
+    )
+    rt.wait_ready(timeout=10)
+    report = rt.reports["judge"]
+    assert report.ready_seconds is not None and "contradiction" in report.description
+    assert len(judge.calls) == 5  # tiny warm-up (1 pair) + full warm-up (4 pairs)
+    queued = rt.queued_judge()
+    assert queued.model_id == "scripted" and queued.thresholds == judge.thresholds
+    scores = queued.score([("b", "a")])
+    assert scores.shape == (1, 3) and scores[0, 0] > 0.9
+    assert asyncio.run(rt.score([("a", "b")]))[0, 0] > 0.9
+    assert seen == {"antinomy-judge_0"}
+    rt.close()
+    with pytest.raises(ModelUnavailable):
+        rt.judge  # noqa: B018
+
+
+def test_a_missing_judge_fails_the_runtime_with_one_line_naming_the_fix() -> None:
+    def missing() -> ScriptedJudge:
+        raise ModelUnavailable(
+            "The judge file is missing at /x/models/judge/judge-int8.onnx — reinstall Antinomy."
+        )
+
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=missing,
+    )
+    with pytest.raises(ModelUnavailable, match="reinstall Antinomy"):
+        rt.wait_ready(timeout=10)
+    assert rt.state is State.FAILED and "missing" in (rt.reports["judge"].error or "")
     rt.close()

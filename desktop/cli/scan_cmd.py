@@ -153,6 +153,10 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
             ),
             file=out,
         )
+    if run.notes_cut:
+        names = ", ".join(n.rsplit("/", 1)[-1].removesuffix(".md") for n in run.notes_cut[:5])
+        more = f" and {len(run.notes_cut) - 5} more" if len(run.notes_cut) > 5 else ""
+        print(f"⚠ only the first sentences of very long notes were compared: {names}{more}")
     if run.dropped:
         parts = [f"{n} {DROP_REASONS.get(r, r)}" for r, n in run.dropped.items()]
         print(f"dropped {run.dropped_total} proposed pairs: " + "; ".join(parts), file=out)

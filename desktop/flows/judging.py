@@ -95,6 +95,8 @@ class JudgingStats:
     seconds_embedding: float = 0.0
     seconds_judging: float = 0.0
     notes_without_evidence: list[str] = field(default_factory=list)
+    #: Notes with more sentences than ``max_sentences``: only the first ones were compared.
+    notes_cut: list[str] = field(default_factory=list)
 
 
 class NoteJudge:
@@ -163,6 +165,8 @@ class NoteJudge:
             self.stats.sentences_cut += cut
             if not sents:
                 self.stats.notes_without_evidence.append(path)
+            if cut:
+                self.stats.notes_cut.append(path)
 
     def sentences_of(self, path: str) -> NoteSentences | None:
         return self._notes.get(path)

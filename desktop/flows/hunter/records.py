@@ -169,6 +169,8 @@ class ScanRun:
     judge_seconds: float = 0.0
     #: Shown pairs whose description the model could not write (plain one shown).
     description_failures: int = 0
+    #: Very long notes of which only the first ``max_sentences`` sentences were compared.
+    notes_cut: tuple[str, ...] = ()
 
     @property
     def dropped_total(self) -> int:
@@ -207,6 +209,7 @@ class ScanRun:
         values["attempts"] = tuple(Attempt(**a) for a in data.get("attempts", ()))
         values["raw_answers"] = tuple(data.get("raw_answers", ()))
         values["dropped"] = dict(data.get("dropped", {}))
+        values["notes_cut"] = tuple(data.get("notes_cut", ()))
         return cls(**values)
 
 

@@ -416,6 +416,12 @@ def scan(
     s.close()
     attempts = [*s.attempts, *s.describer.attempts]
     stats = s.judging.stats
+    for path in stats.notes_without_evidence:
+        s.excluded.append(
+            Excluded(
+                path, "no sentence with enough content to compare (code, links or a few words)"
+            )
+        )
     run = ScanRun(
         started_at=started_at,
         mode=mode,
@@ -445,6 +451,7 @@ def scan(
         sentences=stats.sentences,
         judge_seconds=round(stats.seconds_judging + stats.seconds_embedding, 3),
         description_failures=s.describer.failures,
+        notes_cut=tuple(sorted(stats.notes_cut)),
     )
     if run.status == "ok":
         try:
