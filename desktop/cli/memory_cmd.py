@@ -138,16 +138,19 @@ def run_consolidate(args: argparse.Namespace) -> int:
         return code
     print(f"status: {report.status}" + (f" — {report.message}" if report.message else ""))
     if report.steps:
+        counts = ", ".join(f"{n} {what}" for what, n in sorted(report.line_counts.items()))
         print(
-            f"  {report.lines_read} lines read in {report.steps} step(s), "
-            f"{len(report.accepted)} facts accepted, {len(report.rejected)} rejected, "
-            f"{report.duplicates} already known, {report.lines_pending} lines still pending "
-            f"({report.seconds:.1f} s)"
+            f"  {report.lines_read} lines read in {report.steps} step(s) ({counts}); "
+            f"{report.candidates} candidate facts, {len(report.accepted)} written, "
+            f"{len(report.rejected)} rejected, {report.duplicates} already known, "
+            f"{report.lines_pending} lines still pending ({report.seconds:.1f} s)"
         )
     for fact in report.accepted:
         print(f"  + {fact.subject} / {fact.section}: {fact.text} [{', '.join(fact.citations)}]")
-        if fact.date_stripped:
-            print(f"      date {fact.date_stripped} stripped: not named in the cited lines")
+        if fact.fallback_reason:
+            print(f"      kept in the user's words: the rephrasing failed ({fact.fallback_reason})")
+        if fact.subject_refused:
+            print(f"      subject {fact.subject_refused!r} refused; filed under {fact.subject!r}")
     for frag in report.rejected:
         print(f"  - {frag.fragment_id} {frag.reason}: {frag.text!r} ({frag.detail})")
     if report.rejected:

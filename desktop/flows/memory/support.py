@@ -50,6 +50,10 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 SUPPORT_THRESHOLD = 0.6
+#: The judge must give at least this P(entailment) for cited lines → rephrased fact.
+ENTAILMENT_THRESHOLD = 0.5
+#: A rephrasing the judge says the cited lines contradict at this P or more is never written.
+CONTRADICTION_CEILING = 0.5
 PREFIX = 5
 
 _STOP_WORDS = """
@@ -68,7 +72,14 @@ _STOP_WORDS = """
     tuo tua suo sua nostro vostro questo questa quello quella nel nella con per tra fra non
     più molto anche al allo alla ai
 """
-_STOP = set(_STOP_WORDS.split())
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text`` (word lists kept as readable text)."""
+    return frozenset(text.split())
+
+
+_STOP = word_set(_STOP_WORDS)
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
