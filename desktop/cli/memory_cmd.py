@@ -31,7 +31,12 @@ from desktop.flows.memory import (
     rejected_fragments,
     requeue_fragment,
 )
-from desktop.flows.memory.lazy import LazyGenerator, load_embedder
+from desktop.flows.memory.lazy import (
+    LazyEmbedder,
+    LazyGenerator,
+    load_embedder,
+    load_judge_or_none,
+)
 
 NOTHING = 3
 EMPTY = 4
@@ -70,6 +75,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--force", action="store_true", help="close today's open batch first")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--llm", metavar="GGUF", help="the model file (default: the shipped one)")
+    p.add_argument(
+        "--no-judge",
+        action="store_true",
+        help="check facts lexically only (the judge is used when it is installed)",
+    )
     p.set_defaults(handler=run_consolidate)
 
     p = sub.add_parser(
@@ -123,15 +133,22 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_consolidate(args: argparse.Namespace) -> int:
     engine = LazyGenerator(args.llm)
+    embedder = LazyEmbedder()
+    judge, _why = load_judge_or_none() if not args.no_judge else (None, "--no-judge")
     try:
         report = consolidate(
             vault_path(args),
             engine,
+            judge=judge,
+            embedder=embedder,
             force=args.force,
             progress=lambda done, total, what: progress(f"[{done}/{total}] {what}"),
         )
     finally:
         engine.close()
+        embedder.close()
+        if judge is not None:
+            judge.close()
     code = CONSOLIDATE_EXITS[report.status]
     if args.json:
         print_json(report.to_json())
@@ -168,7 +185,14 @@ def run_recall(args: argparse.Namespace) -> int:
         print_json(asdict(result))
         return exits.OK
     if not result.subjects and not result.facts:
-        print("memory holds nothing yet (run `antinomy consolidate`).", file=sys.stderr)
+        if result.below_floor:
+            print(
+                f"nothing relevant: all {result.below_floor} items scored under the relevance "
+                f"floor {result.floor:.2f}.",
+                file=sys.stderr,
+            )
+        else:
+            print("memory holds nothing yet (run `antinomy consolidate`).", file=sys.stderr)
         return exits.OK
     for hit in result.subjects:
         print(f"{hit.subject} ({hit.score:.2f}) — {hit.page}\n  {hit.text}")

@@ -45,7 +45,6 @@ from desktop.flows.memory import (
     requeue_fragment,
     subject_pages,
 )
-from desktop.flows.memory.endpoint import MIN_SCORE
 from desktop.flows.memory.pages import SubjectPage
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import endpoint_for
@@ -475,13 +474,16 @@ class QtMemoryPanel(QWidget):
             )
             item.setData(0, PATH_ROLE, hit.page)
             item.setToolTip(2, text)
-            if hit.score < MIN_SCORE:  # what an assistant's recall would leave out
-                for column in range(5):
-                    item.setForeground(column, self.palette().placeholderText())
-                item.setToolTip(4, f"under {MIN_SCORE}: not offered to assistants")
+            item.setToolTip(4, result.ranking)
             self.results.addTopLevelItem(item)
         if not result.subjects and not result.facts:
-            self.results.addTopLevelItem(QTreeWidgetItem(["", "", "Nothing in memory yet."]))
+            empty = (
+                "Nothing in memory yet."
+                if not result.below_floor
+                else f"Nothing relevant: every item scored under the floor {result.floor:.2f}."
+            )
+            self.results.addTopLevelItem(QTreeWidgetItem(["", "", empty]))
+        self.results.setToolTip(result.ranking)
         self.sig_recall_shown.emit(result)
 
     # ------------------------------------------------------------------ preview and closing
