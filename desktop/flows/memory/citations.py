@@ -50,10 +50,10 @@ COVERAGE_THRESHOLD = 0.6
 #: How far ahead a date is looked for (days after the line was spoken).
 DATE_HORIZON_DAYS = 400
 _DEADLINE = re.compile(r"\b(due|deadline|by|before|must|until|échéance|entro|scadenza)\b", re.I)
+#: Recurring weekdays ("on Tuesdays", "every Monday") name no single day.
 _WEEKDAY_WORDS = re.compile(
-    r"\b(?:next |this |on )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|"
-    r"mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunedi|martedi|mercoledi|giovedi|venerdi|"
-    r"sabato|domenica)s?\b"
+    r"\b(?:every |each )(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b"
 )
 
 
@@ -92,11 +92,6 @@ def gate_fact(
     if ratio < threshold:
         reason = f"{ratio:.0%} of its content words are in the cited lines (needs {threshold:.0%})"
         return _verbatim(verbatim, judge, cited, reason)
-    kept = support_ratio(candidate.text, text, allowed=allowed)
-    lost = unsupported_names(candidate.text, text, allowed=allowed)
-    if kept < COVERAGE_THRESHOLD or lost:
-        what = f"drops {', '.join(lost[:5])}" if lost else f"keeps {kept:.0%} of the statement"
-        return _verbatim(verbatim, judge, cited, f"the rephrasing {what}")
     names = unsupported_names(text, cited, allowed=allowed)
     if names:
         return _verbatim(
@@ -105,6 +100,11 @@ def gate_fact(
             cited,
             f"names or numbers not in the cited lines: {', '.join(names[:5])}",
         )
+    kept = support_ratio(candidate.text, text, allowed=allowed)
+    lost = unsupported_names(candidate.text, text, allowed=allowed)
+    if kept < COVERAGE_THRESHOLD or lost:
+        what = f"drops {', '.join(lost[:5])}" if lost else f"keeps {kept:.0%} of the statement"
+        return _verbatim(verbatim, judge, cited, f"the rephrasing {what}")
     entail, contra = _judged(judge, cited, text)
     if contra is not None and contra >= CONTRADICTION_CEILING:
         return _verbatim(
@@ -130,7 +130,7 @@ def _judged(judge: Judge | None, cited: str, text: str) -> tuple[float | None, f
 
 
 def find_date(text: str, spoken: date) -> tuple[str, str] | None:
-    """``(kind, YYYY-MM-DD)`` when ``text`` names exactly one day, else None."""
+    """``(kind, YYYY-MM-DD)`` when ``text`` names exactly one day (the nearest), else None."""
     plain = _WEEKDAY_WORDS.sub(" ", fold(text))
     if not re.search(r"\d|today|tomorrow|tonight|demain|domani|oggi|aujourd", plain):
         return None
@@ -139,7 +139,8 @@ def find_date(text: str, spoken: date) -> tuple[str, str] | None:
         for offset in range(-1, DATE_HORIZON_DAYS)
         if date_supported(day := spoken + timedelta(days=offset), plain, spoken=spoken)
     ]
-    if len(found) != 1:
+    # A day and month without a year matches every year: the nearest one is meant.
+    if not found or len({(d.month, d.day) for d in found}) != 1:
         return None
     kind = "deadline" if _DEADLINE.search(text) else "event"
     return kind, found[0].isoformat()

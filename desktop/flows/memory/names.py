@@ -6,7 +6,7 @@ digits and ``. ' & + -`` only. Refused in code, whatever proposed it:
 ``sentence``   more than 4 words, or a verb/auxiliary word ("is", "decided", "will")
 ``pronoun``    a pronoun or the speaker ("we", "I", "the user", "this")
 ``fragment``   starts or ends with a function word ("to small world", "the"), holds
-               ``_`` or ``…``, or a word the user never said ("thetosmallworld")
+               ``_`` or ``…``, or none of its words was said ("thetosmallworld")
 
 :func:`suggest_subjects` proposes names from the statement itself, best first:
 existing subjects the statement names, proper names (capitalised words not
@@ -59,6 +59,7 @@ _CALENDAR = word_set(
     september october november december today tomorrow yesterday
     """
 )
+_QUESTION_WORDS = {"what", "which", "who", "when", "where", "why", "how", "whose", "whom"}
 _ADJECTIVES = {"new", "old", "next", "last", "first", "favourite", "favorite"}
 _DETERMINER = re.compile(r"\b(?:the|my|our|his|her|their|a|an)\s+", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]", re.UNICODE)
@@ -89,10 +90,12 @@ def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str
     if not _NAME_RE.match(cleaned):
         return "fragment"
     if said:
-        have = {w[:5] for w in content_words(said)} | {w for w in content_words(said)}
-        for w in content_words(cleaned):
-            if w[:5] not in have and w not in have and not w.isdigit():
-                return "fragment"
+        # Grounded: at least one of its words was said ("Lisbon trip" for "fly to Lisbon"),
+        # so a glued or invented word ("thetosmallworld") is refused.
+        have = {w[:5] for w in content_words(said)}
+        words_in = [w for w in content_words(cleaned) if not w.isdigit()]
+        if words_in and not any(w[:5] in have for w in words_in):
+            return "fragment"
     return None
 
 
@@ -105,20 +108,24 @@ def tidy_name(name: str) -> str:
 
 
 def suggest_subjects(
-    text: str, pages: Sequence[SubjectPage], *, limit: int = 6
+    text: str, pages: Sequence[SubjectPage], *, context: str = "", limit: int = 6
 ) -> tuple[list[str], list[str]]:
     """(existing subjects the text names, new names from the text), each best first."""
-    key = f" {subject_key(text)} "
+    key = f" {subject_key(context + ' ' + text)} "
     named = [
         p.name for p in pages if any(f" {subject_key(n)} " in key for n in (p.name, *p.aliases))
     ]
     fresh: list[str] = []
-    phrases = _proper_names(text) + _determiner_phrases(text)
-    for phrase in phrases + (_long_words(text) if len(phrases) < 2 else []):
+    phrases: list[str] = []
+    # The user's own words first, then the question they answer (``context``).
+    for part in (text, context):
+        found = _proper_names(part) + _determiner_phrases(part)
+        phrases += found + (_long_words(part) if len(found) < 2 else [])
+    for phrase in phrases:
         name = tidy_name(phrase)
         if (
             name
-            and name_problem(name, said=text) is None
+            and name_problem(name, said=f"{context}\n{text}") is None
             and all(subject_key(name) != subject_key(n) for n in fresh + named)
         ):
             fresh.append(name)
@@ -135,7 +142,13 @@ def _proper_names(text: str) -> list[str]:
         start = i == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
         word = fold(tok)
         # A capital at a sentence start is a name only when the word is not a common one.
-        common = word in _FUNCTION or word in PRONOUNS or word in _VERBS or word in _CALENDAR
+        common = (
+            word in _FUNCTION
+            or word in PRONOUNS
+            or word in _VERBS
+            or word in _CALENDAR
+            or word in _QUESTION_WORDS
+        )
         proper = (tok[:1].isupper() or tok.isupper()) and not (start and common)
         if proper and word not in _CALENDAR and word not in PRONOUNS:
             run.append(tok.rstrip(".'’"))

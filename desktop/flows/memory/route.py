@@ -67,7 +67,7 @@ def make_offer(
     Other existing subjects are not offered: the shipped 135M model picks an
     unrelated existing subject when offered one ("Marco is the new tech lead" → "Atlas API").
     """
-    named, fresh = suggest_subjects(candidate.cited_text, pages)
+    named, fresh = suggest_subjects(candidate.text, pages, context=candidate.context)
     subjects = tuple(dict.fromkeys([*named, *fresh, *near[:MAX_OTHER_SUBJECTS]]))
     return Offer(subjects, tuple(n for n in fresh if n not in named), plausible_sections(candidate))
 
