@@ -88,6 +88,9 @@ class RoutingGenerator(Generator):
         )
 
     def _answer(self, kind: str, messages: Sequence[Message], schema: Any) -> str:
+        props = (schema or {}).get("properties", {})
+        if "subject" not in props and "summary" not in props:  # the runtime's warm-up
+            return '{"ok": true}'
         if kind == "summary":
             return json.dumps({"summary": self.summary}) if self.summary else "no idea"
         m = _STATEMENT.search(messages[-1].content)
@@ -102,7 +105,6 @@ class RoutingGenerator(Generator):
                 if not answer.get("section"):
                     answer["section"] = schema["properties"]["section"]["enum"][0]
                 return json.dumps(answer)
-        props = schema["properties"]
         return json.dumps(
             {
                 "fact": "",

@@ -1,4 +1,4 @@
-"""Consolidation with a routing fake of the model: extraction, routing, the gate, pages, failures."""
+"""Consolidation with a routing fake of the model: extraction, routing, gate, pages, failures."""
 
 from __future__ import annotations
 

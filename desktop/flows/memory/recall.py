@@ -288,6 +288,7 @@ def recall(
     embedder: Embedder,
     k: int = 5,
     settings: MemorySettings | None = None,
+    floor: float = RECALL_FLOOR,
 ) -> RecallResult:
     """Recall from ``vault``; keeps one warm :class:`RecallIndex` per vault and embedder."""
     root = vault_root(vault)
@@ -296,4 +297,4 @@ def recall(
         if index is None or index.embedder is not embedder:
             index = RecallIndex(root, embedder, settings=settings)
             _INDEXES[(root, id(embedder))] = index
-    return index.recall(query, k=k)
+    return index.recall(query, k=k, floor=floor)
