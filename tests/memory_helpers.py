@@ -55,7 +55,9 @@ class RoutingGenerator(Generator):
     (None: an unusable answer, so the page keeps its first facts). Records calls.
     """
 
-    routes: dict[str, dict[str, Any] | str | list[str]] = field(default_factory=dict)
+    routes: dict[str, dict[str, Any] | str | list[str] | BaseException] = field(
+        default_factory=dict
+    )
     summary: str | None = None
     calls: list[tuple[str, list[Message], dict[str, Any] | None]] = field(default_factory=list)
     #: Called before each answer with the call count (e.g. to press Stop).
@@ -97,6 +99,8 @@ class RoutingGenerator(Generator):
         statement = m.group(1) if m else ""
         for key, value in self.routes.items():
             if key in statement:
+                if isinstance(value, BaseException):
+                    raise value
                 if isinstance(value, list):  # one answer per attempt
                     return value.pop(0) if value else "still no JSON"
                 if isinstance(value, str):

@@ -35,6 +35,9 @@ from inference.judge import Judge
 log = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 2.0
+#: The worker checks for the endpoint closing this often, and ends after IDLE_SECONDS idle.
+POLL_SECONDS = 0.1
+IDLE_SECONDS = 60.0
 #: Runs in a row before waiting for the next notice (each run has its own budget).
 MAX_RUNS_PER_NOTICE = 20
 
@@ -94,12 +97,17 @@ class AutoConsolidator:
             thread.join(timeout)
 
     def _loop(self) -> None:
+        idle = 0.0
         while not self._closing.is_set():
-            if not self._wake.wait(timeout=60.0):
+            if not self._wake.wait(timeout=POLL_SECONDS):
+                idle += POLL_SECONDS
+                if idle < IDLE_SECONDS:
+                    continue
                 with self._lock:
                     if not self._wake.is_set():
                         self._thread = None  # idle: the next notice starts another thread
                         return
+            idle = 0.0
             self._wake.clear()
             if self._closing.wait(self._settle):
                 return
