@@ -313,3 +313,13 @@ def test_the_app_consolidates_a_closed_batch_by_itself_and_shows_the_report(
     assert not pending_batches(vault)
     qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
     assert "3 fact(s) accepted" in panel.report_text.text()
+
+
+def test_the_settings_dialog_turns_automatic_consolidation_off(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop.ui.dialogs.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    assert dialog.auto_consolidate.isChecked()
+    dialog.auto_consolidate.setChecked(False)
+    assert dialog.collect().memory == MemoryPrefs(auto_consolidate=False)
