@@ -92,3 +92,37 @@ def test_the_setting_is_read_from_the_settings_file() -> None:
     assert settings_from_dict(data).memory.auto_consolidate is False
     with pytest.raises(SettingsInvalid, match=r"memory.auto_consolidate has the wrong type: 'no'"):
         settings_from_dict({"memory": {"auto_consolidate": "no"}})
+
+
+def test_a_run_that_fails_while_the_model_loads_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import desktop.flows.memory.auto as auto_module
+    from inference.errors import ModelUnavailable
+
+    monkeypatch.setattr(auto_module, "RETRY_SECONDS", 0.05)
+    small_batch(tmp_path)
+    closing = threading.Event()
+    gen = RoutingGenerator()
+    asked: list[int] = []
+
+    def generator() -> RoutingGenerator:
+        asked.append(1)
+        if len(asked) == 1:
+            raise ModelUnavailable("The models are still loading.")
+        return gen
+
+    auto = AutoConsolidator(
+        tmp_path,
+        generator=generator,
+        embedder=lambda: None,
+        judge=lambda: None,
+        enabled=lambda: True,
+        closing=closing,
+        settle_seconds=0.01,
+    )
+    auto.notify()
+    _wait(lambda: bool(auto.reports))
+    assert auto.reports[0].status == "ok" and len(asked) == 2
+    closing.set()
+    auto.join(timeout=5)

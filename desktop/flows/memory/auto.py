@@ -38,6 +38,9 @@ SETTLE_SECONDS = 2.0
 #: The worker checks for the endpoint closing this often, and ends after IDLE_SECONDS idle.
 POLL_SECONDS = 0.1
 IDLE_SECONDS = 60.0
+#: A failed run (models still loading, say) is tried again this often, this many times.
+RETRY_SECONDS = 5.0
+MAX_RETRIES = 12
 #: Runs in a row before waiting for the next notice (each run has its own budget).
 MAX_RUNS_PER_NOTICE = 20
 
@@ -98,6 +101,7 @@ class AutoConsolidator:
 
     def _loop(self) -> None:
         idle = 0.0
+        retries = 0
         while not self._closing.is_set():
             if not self._wake.wait(timeout=POLL_SECONDS):
                 idle += POLL_SECONDS
@@ -113,8 +117,13 @@ class AutoConsolidator:
                 return
             try:
                 self.run_pending()
+                retries = 0
             except Exception:  # a background failure must never take the endpoint down
                 log.exception("automatic consolidation failed")
+                # The models may still be loading: try again a little later, a few times.
+                retries += 1
+                if retries <= MAX_RETRIES and not self._closing.wait(RETRY_SECONDS):
+                    self._wake.set()
         with self._lock:
             self._thread = None
 
