@@ -93,6 +93,8 @@ def test_a_short_answer_is_completed_by_the_question_and_cites_both_lines() -> N
         ("the tutorial is not real", "sentence"),
         ("we", "pronoun"),
         ("The user", "pronoun"),
+        ("I'm", "pronoun"),
+        ("We’re", "pronoun"),
         ("thetosmallworld", "fragment"),
         ("the_tutorial_isnt_real", "fragment"),
         ("to small world", "fragment"),
@@ -119,3 +121,20 @@ def test_aliases_need_an_alias_marker_next_to_the_name() -> None:
     assert find_aliases("Project Helios, also known as Sunburst, ships.", "Helios") == ["Sunburst"]
     assert find_aliases("We moved the Atlas API to Fly.io.", "Atlas API") == []
     assert find_aliases("The Atlas API (aka we) moves.", "Atlas API") == []
+
+
+def test_a_contraction_is_not_a_name_the_user_gave() -> None:
+    text = "My real project is called Small World, a board game I'm designing with Tom."
+    _, fresh = suggest_subjects(text, [])
+    assert fresh[:2] == ["Small World", "Tom"] and "I'm" not in fresh
+
+
+def test_a_summary_that_cuts_the_fact_short_is_replaced_by_the_first_facts() -> None:
+    from desktop.flows.memory.summary import write_summary
+    from tests.memory_helpers import RoutingGenerator
+
+    facts = ["My real project is called Small World, a board game I'm designing with Tom."]
+    cut = write_summary(RoutingGenerator(summary="I'm designing a board game called"), "X", facts)
+    assert (cut.source, cut.text) == ("first_facts", facts[0])
+    good = RoutingGenerator(summary="Small World is a board game designed with Tom.")
+    assert write_summary(good, "Small World", facts).source == "model"

@@ -78,7 +78,8 @@ def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str
         return None
     if "_" in cleaned or "…" in cleaned or "..." in cleaned:
         return "fragment"
-    words = [fold(w).strip(".'’-") for w in cleaned.split()]
+    # A contraction counts as its first part: "I'm" is the pronoun "I", "we're" is "we".
+    words = [re.split(r"['’]", fold(w).strip(".'’-"))[0] for w in cleaned.split()]
     if len(words) > MAX_WORDS or len(cleaned) > MAX_CHARS:
         return "sentence"
     if any(w in _VERBS for w in words):
@@ -140,7 +141,7 @@ def _proper_names(text: str) -> list[str]:
     for i, m in enumerate(tokens):
         tok = m.group(0)
         start = i == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
-        word = fold(tok)
+        word = re.split(r"['’]", fold(tok))[0]
         # A capital at a sentence start is a name only when the word is not a common one.
         common = (
             word in _FUNCTION

@@ -3,7 +3,8 @@
 One structured request per touched page (``{"summary": "..."}``, at most
 :data:`MAX_SUMMARY_CHARS`). The summary is kept only if the page's facts
 support it lexically (like a fact, but :data:`SUMMARY_SUPPORT` of its content
-words, and every name and number); otherwise, or when the model fails, the
+words, and every name and number) and it keeps :data:`SUMMARY_COVERAGE` of the
+first fact's content words; otherwise, or when the model fails, the
 summary is the page's first facts. Either way it is made of what the page says.
 """
 
@@ -26,6 +27,9 @@ MAX_SUMMARY_CHARS = 200
 #: Stricter than for facts: a summary's every word should come from the facts
 #: ("The database stays on Neon. The one-line summary is:" has 60 % and is junk).
 SUMMARY_SUPPORT = 0.8
+#: And it must keep half the content words of the page's first fact: "I'm designing a
+#: board game called" is supported word for word, but is a cut, not a summary.
+SUMMARY_COVERAGE = 0.5
 #: Facts shown to the model (the first ones of the page).
 MAX_FACTS_IN_PROMPT = 8
 
@@ -90,6 +94,7 @@ def write_summary(
         isinstance(text, str)
         and len(content_words(text)) >= 3
         and support_ratio(text, source_text, allowed=(name,)) >= SUMMARY_SUPPORT
+        and support_ratio(facts[0], text, allowed=(name,)) >= SUMMARY_COVERAGE
         and not unsupported_names(text, source_text, allowed=(name,))
         and not text.rstrip().endswith("?")
     ):
