@@ -11,8 +11,7 @@ from desktop.cli.main import main
 from desktop.cli.memory_cmd import CONSOLIDATE_EXITS
 from desktop.flows.memory import consolidate
 from desktop.flows.memory.consolidate import consolidation_lock
-from tests.fakes import ScriptedGenerator
-from tests.memory_helpers import DATA, answer, fact, small_batch
+from tests.memory_helpers import DATA, RoutingGenerator, route, turns
 
 
 def test_exit_codes_are_distinct() -> None:
@@ -57,17 +56,17 @@ def test_consolidate_nothing_and_already_running_need_no_model(
 
 
 def test_rejected_list_and_requeue(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    small_batch(tmp_path)
-    consolidate(tmp_path, ScriptedGenerator(answers=[answer(fact("Trip", "Hotel in Alfama", [2]))]))
+    turns(tmp_path, ("user", "we sold four for cash"))  # no name to file it under
+    consolidate(tmp_path, RoutingGenerator(routes={"sold": route("new", new_subject="it")}))
     assert main(["memory", "rejected", "--vault", str(tmp_path), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["reason"], r["state"]) for r in rows] == [("assistant_only", "rejected")]
+    assert [(r["reason"], r["state"]) for r in rows] == [("no_subject", "rejected")]
     assert (
         main(["memory", "rejected", "--vault", str(tmp_path), "--requeue", rows[0]["fragment_id"]])
         == 0
     )
     assert "re-queued" in capsys.readouterr().out
     assert main(["memory", "rejected", "--vault", str(tmp_path)]) == 0
-    assert "[requeued] assistant_only" in capsys.readouterr().out
+    assert "[requeued] no_subject" in capsys.readouterr().out
     assert main(["memory", "rejected", "--vault", str(tmp_path), "--requeue", "r-nope"]) == 1
     assert "No rejected fragment 'r-nope'" in capsys.readouterr().err

@@ -11,9 +11,7 @@ from desktop.flows.memory import consolidate
 from desktop.flows.memory.batches import RawStore
 from desktop.flows.memory.endpoint import MemoryEndpoint
 from desktop.flows.memory.errors import MemoryError_
-from tests.fakes import ScriptedGenerator
-from tests.memory_helpers import answer, fact
-from tests.test_memory_recall import WordEmbedder
+from tests.memory_helpers import RoutingGenerator, WordEmbedder
 
 
 def _endpoint(vault: Path | None) -> MemoryEndpoint:
@@ -27,7 +25,7 @@ def test_capture_then_recall_through_the_handlers(tmp_path: Path) -> None:
         {
             "role": "user",
             "text": "The Helios report is due on 19 December. "
-            "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+            "Key: sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
             "session_id": "abc",
             "timestamp": "2026-11-30T10:00:00Z",
         }
@@ -44,16 +42,11 @@ def test_capture_then_recall_through_the_handlers(tmp_path: Path) -> None:
         }
     )
     assert out["closed_batch"] == "2026-11-30"
-    gen = ScriptedGenerator(
-        answers=[
-            answer(fact("Helios", "Helios report is due on 19 December", [1], date="2026-12-19"))
-        ]
-    )
-    assert consolidate(tmp_path, gen).status == "ok"
+    assert consolidate(tmp_path, RoutingGenerator()).status == "ok"
     got = ep.recall({"query": "Helios report due", "session_id": "abc", "cwd": "/tmp"})
     assert got["facts"][0]["citations"] == ["2026-11-30#L1"]
     assert (
-        "[Helios] Helios report is due on 19 December (2026-12-19) [2026-11-30#L1]"
+        "[Helios] The Helios report is due on 19 December. (2026-12-19) [2026-11-30#L1]"
         in (got["additionalContext"])
     )
     unrelated = ep.recall({"query": "zebra xylophone", "max_chars": 200})

@@ -1,10 +1,12 @@
 """End to end on the shipped models: the recorded 4-session, 204-turn conversation.
 
-Prints (run with ``-s``) accepted vs rejected counts by reason and how many of
-the 12 planted facts reached a page. It asserts what must hold whatever the
-model's quality: every written fact cites a user line and passes the support
-check against the raw text, no withdrawn or secret text reaches a page, the
-run ends with a definite status and leaves nothing pending.
+Prints (run with ``-s``) how many of the 12 planted facts reached the right
+page. It asserts what must hold whatever the model's quality: every written
+fact cites a user line and passes the support check against the raw text, no
+withdrawn or secret text reaches a page, no page name is refused by the name
+rules, the run ends with a definite status and leaves nothing pending; and,
+since extraction is in code, that at least 10 of the 12 planted facts reach a
+page named for what they are about (tests/perf/bench_memory.py measures it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 from desktop.flows.memory import capture_turn, consolidate, pending_batches, subject_pages
 from desktop.flows.memory.batches import RawStore
+from desktop.flows.memory.names import name_problem
 from desktop.flows.memory.support import SUPPORT_THRESHOLD, support_ratio, unsupported_names
 from tests.memory_helpers import DATA, all_files
 
@@ -30,9 +33,10 @@ def test_recorded_conversation_end_to_end(tmp_path: Path, runtime: object) -> No
         ts = datetime.fromisoformat(t["ts"].replace("Z", "+00:00"))
         capture_turn(tmp_path, role=t["role"], text=t["text"], session_id=t["session"], ts=ts)
     engine = runtime.queued_generator()  # type: ignore[attr-defined]
+    embedder = runtime.queued_embedder()  # type: ignore[attr-defined]
     reports = []
     for _ in range(5):  # the input budget may leave some for a next run
-        report = consolidate(tmp_path, engine, force=True)
+        report = consolidate(tmp_path, engine, embedder=embedder, force=True)
         reports.append(report)
         if report.status != "ok" and report.status != "empty":
             break
@@ -60,12 +64,15 @@ def test_recorded_conversation_end_to_end(tmp_path: Path, runtime: object) -> No
     )
     assert "Pixel" not in disk and "PIN hint" not in disk
     assert "ghp_8kT3mV6xQ1zR4wY7nB2cF5hJ9pL0sD3gA6eU" not in disk
+    for page in subject_pages(tmp_path):
+        assert name_problem(page.name) is None, page.name
     reached = []
     for planted in data["planted"]:
         hits = [
             f
             for p, f in page_facts
             if all(k in (p.name + " " + f.text).lower() for k in planted["keywords"])
+            and any(w in p.name.lower() for w in planted["subjects"])
         ]
         if hits:
             reached.append((planted["text"], planted["date"], [h.date for h in hits]))
@@ -78,9 +85,10 @@ def test_recorded_conversation_end_to_end(tmp_path: Path, runtime: object) -> No
         "rejected": len(rejected),
         "rejected_by_reason": dict(Counter(f.reason for f in rejected)),
         "duplicates": sum(r.duplicates for r in reports),
-        "dates_stripped": sum(1 for f in accepted if f.date_stripped),
+        "verbatim": sum(1 for f in accepted if f.wording == "verbatim"),
         "planted_reached": f"{len(reached)}/{len(data['planted'])}",
         "reached": reached,
         "accepted_facts": [f"{f.subject}: {f.text} {f.citations}" for f in accepted],
     }
     print("\nMEMORY END-TO-END " + json.dumps(summary, indent=1, ensure_ascii=False))
+    assert len(reached) >= 10, summary

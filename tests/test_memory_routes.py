@@ -6,26 +6,24 @@ is loaded; the HTTP stack, security checks and route registration are real.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from desktop.flows.memory import consolidate
+from desktop.flows.memory import consolidate, last_report
+from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.runtime import Runtime
-from tests.fakes import ScriptedGenerator
-from tests.memory_helpers import answer, fact
+from tests.memory_helpers import RoutingGenerator, WordEmbedder
 from tests.service_util import TOKEN, call
-from tests.test_memory_recall import WordEmbedder
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[EndpointHandle, Path]]:
-    runtime = Runtime(
-        make_generator=lambda: ScriptedGenerator(answers=["x", '{"ok": true}']),
-        make_embedder=WordEmbedder,
-    )
+    runtime = Runtime(make_generator=RoutingGenerator, make_embedder=WordEmbedder)
     runtime.start()
     runtime.wait_ready(timeout=30)
     handle = start_endpoint(
@@ -45,7 +43,7 @@ def test_capture_and_recall_over_http(served: tuple[EndpointHandle, Path]) -> No
         {
             "role": "user",
             "text": "The Helios report is due on 19 December. "
-            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "Token: ghp_abcdefghijklmnopqrstuvwxyz0123456789",
             "session_id": "sess-1",
             "timestamp": "2026-11-30T10:00:00Z",
             "end_session": True,
@@ -54,10 +52,12 @@ def test_capture_and_recall_over_http(served: tuple[EndpointHandle, Path]) -> No
     assert status == 200, body
     assert body["status"] == "captured" and body["line_ids"] == ["2026-11-30#L1"]
     assert body["secrets_masked"] == 1 and body["closed_batch"] == "2026-11-30"
-    gen = ScriptedGenerator(
-        answers=[answer(fact("Helios", "Helios report is due on 19 December", [1]))]
-    )
-    assert consolidate(vault, gen).status == "ok"
+    # The batch closed at session end: the endpoint consolidates it in the background.
+    deadline = time.monotonic() + 30
+    while (last_report(vault) or {}).get("status") != "ok":
+        assert time.monotonic() < deadline, last_report(vault)
+        time.sleep(0.05)
+    assert consolidate(vault, RoutingGenerator()).status == "nothing"
     status, body = call(
         handle.port,
         "POST",
@@ -85,10 +85,9 @@ def test_userpromptsubmit_hook_adds_recalled_memory(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    runtime = Runtime(
-        make_generator=lambda: ScriptedGenerator(answers=["x", '{"ok": true}']),
-        make_embedder=WordEmbedder,
-    )
+    # This test consolidates by itself: the endpoint's automatic run is switched off.
+    save_settings(replace(Settings(), memory=MemoryPrefs(auto_consolidate=False)))
+    runtime = Runtime(make_generator=RoutingGenerator, make_embedder=WordEmbedder)
     runtime.start()
     runtime.wait_ready(timeout=30)
     handle = start_endpoint(runtime=runtime, vault_root=tmp_path, port=0, publish=False)
@@ -100,10 +99,7 @@ def test_userpromptsubmit_hook_adds_recalled_memory(tmp_path: Path) -> None:
             tmp_path, role="user", text="The Helios report is due on 19 December.", session_id="s"
         )
         close_open_batch(tmp_path)
-        gen = ScriptedGenerator(
-            answers=[answer(fact("Helios", "Helios report is due on 19 December", [1]))]
-        )
-        assert consolidate(tmp_path, gen).status == "ok"
+        assert consolidate(tmp_path, RoutingGenerator()).status == "ok"
         hook_input = {
             "session_id": "s",
             "prompt": "When is the Helios report due again?",

@@ -31,7 +31,12 @@ from desktop.flows.memory import (
     rejected_fragments,
     requeue_fragment,
 )
-from desktop.flows.memory.lazy import LazyGenerator, load_embedder
+from desktop.flows.memory.lazy import (
+    LazyEmbedder,
+    LazyGenerator,
+    load_embedder,
+    load_judge_or_none,
+)
 
 NOTHING = 3
 EMPTY = 4
@@ -70,6 +75,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--force", action="store_true", help="close today's open batch first")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--llm", metavar="GGUF", help="the model file (default: the shipped one)")
+    p.add_argument(
+        "--no-judge",
+        action="store_true",
+        help="check facts lexically only (the judge is used when it is installed)",
+    )
     p.set_defaults(handler=run_consolidate)
 
     p = sub.add_parser(
@@ -123,31 +133,41 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_consolidate(args: argparse.Namespace) -> int:
     engine = LazyGenerator(args.llm)
+    embedder = LazyEmbedder()
+    judge, _why = load_judge_or_none() if not args.no_judge else (None, "--no-judge")
     try:
         report = consolidate(
             vault_path(args),
             engine,
+            judge=judge,
+            embedder=embedder,
             force=args.force,
             progress=lambda done, total, what: progress(f"[{done}/{total}] {what}"),
         )
     finally:
         engine.close()
+        embedder.close()
+        if judge is not None:
+            judge.close()
     code = CONSOLIDATE_EXITS[report.status]
     if args.json:
         print_json(report.to_json())
         return code
     print(f"status: {report.status}" + (f" — {report.message}" if report.message else ""))
     if report.steps:
+        counts = ", ".join(f"{n} {what}" for what, n in sorted(report.line_counts.items()))
         print(
-            f"  {report.lines_read} lines read in {report.steps} step(s), "
-            f"{len(report.accepted)} facts accepted, {len(report.rejected)} rejected, "
-            f"{report.duplicates} already known, {report.lines_pending} lines still pending "
-            f"({report.seconds:.1f} s)"
+            f"  {report.lines_read} lines read in {report.steps} step(s) ({counts}); "
+            f"{report.candidates} candidate facts, {len(report.accepted)} written, "
+            f"{len(report.rejected)} rejected, {report.duplicates} already known, "
+            f"{report.lines_pending} lines still pending ({report.seconds:.1f} s)"
         )
     for fact in report.accepted:
         print(f"  + {fact.subject} / {fact.section}: {fact.text} [{', '.join(fact.citations)}]")
-        if fact.date_stripped:
-            print(f"      date {fact.date_stripped} stripped: not named in the cited lines")
+        if fact.fallback_reason:
+            print(f"      kept in the user's words: the rephrasing failed ({fact.fallback_reason})")
+        if fact.subject_refused:
+            print(f"      subject {fact.subject_refused!r} refused; filed under {fact.subject!r}")
     for frag in report.rejected:
         print(f"  - {frag.fragment_id} {frag.reason}: {frag.text!r} ({frag.detail})")
     if report.rejected:
@@ -165,7 +185,14 @@ def run_recall(args: argparse.Namespace) -> int:
         print_json(asdict(result))
         return exits.OK
     if not result.subjects and not result.facts:
-        print("memory holds nothing yet (run `antinomy consolidate`).", file=sys.stderr)
+        if result.below_floor:
+            print(
+                f"nothing relevant: all {result.below_floor} items scored under the relevance "
+                f"floor {result.floor:.2f}.",
+                file=sys.stderr,
+            )
+        else:
+            print("memory holds nothing yet (run `antinomy consolidate`).", file=sys.stderr)
         return exits.OK
     for hit in result.subjects:
         print(f"{hit.subject} ({hit.score:.2f}) — {hit.page}\n  {hit.text}")

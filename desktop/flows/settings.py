@@ -137,12 +137,25 @@ class FolderSettings:
 
 
 @dataclass(frozen=True)
+class MemoryPrefs:
+    #: Consolidate automatically after a conversation batch closes (app and `antinomy serve`).
+    auto_consolidate: bool = True
+
+    def __post_init__(self) -> None:
+        _check(
+            isinstance(self.auto_consolidate, bool),
+            f"memory.auto_consolidate must be true or false, not {self.auto_consolidate!r}.",
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     models: ModelPaths = field(default_factory=ModelPaths)
     backend: BackendSettings = field(default_factory=BackendSettings)
     scan: ScanCaps = field(default_factory=ScanCaps)
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     folders: FolderSettings = field(default_factory=FolderSettings)
+    memory: MemoryPrefs = field(default_factory=MemoryPrefs)
     #: Absolute paths, most recent first.
     recent_vaults: tuple[str, ...] = ()
     last_vault: str | None = None
@@ -189,6 +202,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "scan": ScanCaps,
     "endpoint": EndpointSettings,
     "folders": FolderSettings,
+    "memory": MemoryPrefs,
 }
 _EXPECTED: dict[str, type | tuple[type, ...]] = {
     "llm_path": (str, type(None)),
@@ -206,6 +220,7 @@ _EXPECTED: dict[str, type | tuple[type, ...]] = {
     "subjects": str,
     "sources": str,
     "debug": str,
+    "auto_consolidate": bool,
 }
 
 
@@ -225,7 +240,7 @@ def _section(name: str, cls: type[Any], data: Any) -> Any:
         if isinstance(value, list):
             value = tuple(value)
         expected = _EXPECTED[key]
-        bad = isinstance(value, bool) or not isinstance(value, expected)
+        bad = (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected)
         _check(not bad, f"{name}.{key} has the wrong type: {value!r}.")
         values[key] = value
     return cls(**values)
@@ -249,6 +264,7 @@ def settings_from_dict(data: Any) -> Settings:
         scan=sections["scan"],
         endpoint=sections["endpoint"],
         folders=sections["folders"],
+        memory=sections["memory"],
         recent_vaults=tuple(recent[:MAX_RECENT]),
         last_vault=data.get("last_vault"),
         window_geometry=data.get("window_geometry"),

@@ -5,29 +5,37 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from desktop.flows.memory import capture_turn, pending_batches, rejected_fragments
+from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.ui.panels.memory import QtMemoryPanel
 from desktop.ui.panels.preview import QtPreviewPanel
-from tests.memory_helpers import answer, fact, small_batch
+from tests.memory_helpers import SMALL_TURNS, RoutingGenerator, route, turns
 from tests.ui.conftest import fake_runtime
 from tests.ui.scans import SlowGenerator
 
-LISBON = fact(
-    "Lisbon trip", "Fly to Lisbon on 12 December with Ana", [1], kind="event", date="2026-12-12"
-)
-SEATS = fact("Travel", "Prefers window seats on long flights", [3])
-ALFAMA = fact("Lisbon trip", "Hotel in Alfama", [2])  # the assistant's line only
-MADRID = fact("Lisbon trip", "Flight via Madrid", [9])  # no such line
+LISBON = "We decided to fly to Lisbon on 12 December with Ana."
+ROUTES = {
+    "Lisbon": route("new", new_subject="Lisbon trip"),
+    "window": route("Flights", "The user prefers window seats on long flights."),
+    "sold": route("new", new_subject="it"),  # no name in the words: rejected
+}
 PAGE = "Antinomy/Subjects/Lisbon trip.md"
+
+
+def routing(**routes: object) -> RoutingGenerator:
+    return RoutingGenerator(routes={**ROUTES, **routes})  # type: ignore[dict-item]
 
 
 @pytest.fixture
 def memory_vault(vault: Path) -> Path:
-    small_batch(vault)  # 4 lines, batch 2026-11-30, closed
+    # These tests press Consolidate themselves: the app's automatic run is off.
+    save_settings(replace(Settings(), memory=MemoryPrefs(auto_consolidate=False)))
+    turns(vault, *SMALL_TURNS, ("user", "we sold four for cash"))  # 5 lines, closed
     return vault
 
 
@@ -59,7 +67,7 @@ def test_panel_lists_pending_batches_with_line_counts(
     assert panel.pending.topLevelItemCount() == 1
     item = panel.pending.topLevelItem(0)
     assert item is not None
-    assert [item.text(i) for i in range(5)] == ["2026-11-30", "4", "4", "0", "closed (on demand)"]
+    assert [item.text(i) for i in range(5)] == ["2026-11-30", "5", "5", "0", "closed (on demand)"]
     assert item.toolTip(0) == ".antinomy/raw/2026-11-30.tsv"
     assert panel.report_text.text() == "No consolidation yet."
     assert panel.rejected_count.text() == "No rejected fragment."
@@ -68,38 +76,36 @@ def test_panel_lists_pending_batches_with_line_counts(
 def test_consolidate_shows_accepted_facts_and_rejected_fragments(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime([answer(LISBON, SEATS, ALFAMA, MADRID)]))
+    window = make_window(fake_runtime(generator=routing()))
     panel = consolidated(qtbot, window)
     assert panel.report is not None and panel.report["status"] == "ok"
     assert "<b>ok</b>" in panel.report_text.text()
-    assert "2 fact(s) accepted, 2 rejected" in panel.report_text.text()
+    assert "3 fact(s) accepted, 1 rejected" in panel.report_text.text()
+    assert "lines: 1 assistant, 4 candidate" in panel.report_text.text()
     assert panel.state.text() == "Done: facts written."
     rows = [
         [panel.accepted.topLevelItem(i).text(c) for c in range(5)]  # type: ignore[union-attr]
         for i in range(panel.accepted.topLevelItemCount())
     ]
-    assert rows[0][:3] == ["Lisbon trip", "Notes", "Fly to Lisbon on 12 December with Ana"]
+    assert rows[0][:3] == ["Lisbon trip", "Decisions", LISBON]
     assert rows[0][3] == "2026-11-30#L1" and rows[0][4] == "2026-12-12"
-    assert rows[1][2] == "Prefers window seats on long flights"
-    qtbot.waitUntil(lambda: panel.rejected.topLevelItemCount() == 2, timeout=5000)
-    reasons = {
-        panel.rejected.topLevelItem(i).text(0): panel.rejected.topLevelItem(i)  # type: ignore[union-attr]
-        for i in range(2)
-    }
-    assert set(reasons) == {"assistant_only", "missing_line"}
-    assert reasons["missing_line"].text(3) == "cited line(s) 9 not in the input"
-    assert all(item.text(4) == "rejected" for item in reasons.values())
+    assert rows[1][2] == "The user prefers window seats on long flights."
+    assert "rephrased" in panel.accepted.topLevelItem(1).toolTip(2)  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: panel.rejected.topLevelItemCount() == 1, timeout=5000)
+    item = panel.rejected.topLevelItem(0)
+    assert item is not None and item.text(0) == "no_subject" and item.text(4) == "rejected"
+    assert item.text(2) == "we sold four for cash"
     # The pages are written (one transaction), listed, and History shows it.
     assert (memory_vault / PAGE).exists()
     names = [panel.pages.item(i).text() for i in range(panel.pages.count())]
-    assert "Lisbon trip  (1 fact(s))" in names and "Travel  (1 fact(s))" in names
+    assert "Lisbon trip  (1 fact(s))" in names and "Flights  (1 fact(s))" in names
     history = window.panel("history")
     qtbot.waitUntil(lambda: len(history.entries) >= 1, timeout=5000)  # type: ignore[attr-defined]
     assert not pending_batches(memory_vault)
 
 
 def test_requeue_puts_a_rejected_fragment_back(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime([answer(LISBON, ALFAMA)]))
+    window = make_window(fake_runtime(generator=routing()))
     panel = consolidated(qtbot, window)
     qtbot.waitUntil(lambda: panel.rejected.topLevelItemCount() == 1, timeout=5000)
     assert not panel.requeue_button.isEnabled()  # nothing selected
@@ -120,34 +126,41 @@ def test_requeue_puts_a_rejected_fragment_back(qtbot, make_window, memory_vault:
 
 
 def test_subject_page_opens_in_the_preview(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime([answer(LISBON)]))
+    window = make_window(fake_runtime(generator=routing()))
     panel = consolidated(qtbot, window)
-    qtbot.waitUntil(lambda: panel.pages.count() == 1, timeout=5000)
+    qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
     preview = window.panel("preview")
     assert isinstance(preview, QtPreviewPanel)
+    item = next(panel.pages.item(i) for i in range(3) if "Lisbon" in panel.pages.item(i).text())
     with qtbot.waitSignal(preview.sig_preview_shown, timeout=5000):
-        panel._open_page(panel.pages.item(0))
+        panel._open_page(item)
     assert preview.path == PAGE
-    assert "Fly to Lisbon on 12 December with Ana" in preview.browser.toPlainText()
+    assert LISBON in preview.browser.toPlainText()
 
 
 def test_recall_shows_facts_with_citations(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime([answer(LISBON, SEATS)]))
+    window = make_window(fake_runtime(generator=routing()))
     panel = consolidated(qtbot, window)
     panel.query.setText("When do we fly to Lisbon with Ana?")
     with qtbot.waitSignal(panel.sig_recall_shown, timeout=10000) as shown:
         panel.recall_button.click()
     result = shown.args[0]
-    assert result.facts and result.facts[0].text == "Fly to Lisbon on 12 December with Ana"
+    assert result.facts and result.facts[0].text == LISBON
     rows = [
         [panel.results.topLevelItem(i).text(c) for c in range(5)]  # type: ignore[union-attr]
         for i in range(panel.results.topLevelItemCount())
     ]
     fact_rows = [r for r in rows if r[0] == "fact"]
     assert fact_rows[0][1] == "Lisbon trip"
-    assert fact_rows[0][2] == "Fly to Lisbon on 12 December with Ana (2026-12-12)"
+    assert fact_rows[0][2] == f"{LISBON} (2026-12-12)"
     assert fact_rows[0][3] == "2026-11-30#L1"
-    assert float(fact_rows[0][4]) > 0
+    assert float(fact_rows[0][4]) >= result.floor
+    assert "relevance floor" in panel.results.topLevelItem(0).toolTip(4)  # type: ignore[union-attr]
+    panel.query.setText("quantum sourdough volcano")  # no word hashes near any fact
+    with qtbot.waitSignal(panel.sig_recall_shown, timeout=10000):
+        panel.recall_button.click()
+    empty = panel.results.topLevelItem(0)
+    assert empty is not None and empty.text(2).startswith("Nothing relevant: every item scored")
 
 
 def test_recall_on_an_empty_memory_says_so(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
@@ -163,7 +176,7 @@ def test_recall_on_an_empty_memory_says_so(qtbot, make_window) -> None:  # type:
 def test_json_failure_is_reported_and_the_input_stays_pending(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(["not json", "still not json"]))
+    window = make_window(fake_runtime(generator=routing(Lisbon=["not json", "still not json"])))
     panel = memory_panel(window)
     listed(qtbot, panel)
     with qtbot.waitSignal(panel.sig_report_shown, timeout=15000) as shown:
@@ -173,13 +186,13 @@ def test_json_failure_is_reported_and_the_input_stays_pending(
     assert "stays pending" in panel.report_text.text()
     assert "Raw answers:" in panel.report_text.toolTip()
     qtbot.waitUntil(lambda: panel.pending.topLevelItemCount() == 1, timeout=5000)
-    assert pending_batches(memory_vault)[0].pending_lines == 4
+    assert pending_batches(memory_vault)[0].pending_lines == 5
 
 
 def test_stop_returns_to_idle_at_once_and_keeps_the_input_pending(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    slow = SlowGenerator(tokens=100_000, answer=answer(LISBON))
+    slow = SlowGenerator(tokens=100_000, answer="{}")
     window = make_window(fake_runtime(generator=slow))
     panel = memory_panel(window)
     listed(qtbot, panel)
@@ -197,7 +210,7 @@ def test_stop_returns_to_idle_at_once_and_keeps_the_input_pending(
         assert panel.state.text().startswith("Stopped")
     assert slow.stopped_at is not None and slow.stopped_at - pressed < 0.5
     assert shown.args[0]["status"] == "stopped"
-    assert pending_batches(memory_vault)[0].pending_lines == 4
+    assert pending_batches(memory_vault)[0].pending_lines == 5
     assert panel.state.text().startswith("Stopped")
     saved = json.loads((memory_vault / ".antinomy/memory/last-report.json").read_text())
     assert saved["status"] == "stopped"
@@ -207,19 +220,19 @@ def test_a_crash_mid_run_is_shown_and_finished_steps_are_listed(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
     capture_turn(
-        memory_vault, role="user", text="Renew the passport before March.", session_id="s2"
+        memory_vault, role="user", text="I renew the passport before March.", session_id="s2"
     )
-    window = make_window(fake_runtime([answer(LISBON), RuntimeError("the engine crashed")]))
+    window = make_window(fake_runtime(generator=routing(passport=RuntimeError("crashed"))))
     panel = memory_panel(window)
     listed(qtbot, panel)
     assert panel.pending.topLevelItemCount() == 2
     with qtbot.waitSignal(window.errors.sig_error_shown, timeout=15000) as shown:
         panel.consolidate_button.click()
-    assert shown.args == ["Consolidating memory", "RuntimeError: the engine crashed"]
+    assert shown.args == ["Consolidating memory", "RuntimeError: crashed"]
     assert panel.state.text().startswith("Consolidation failed")
     assert panel.consolidate_button.isEnabled() and not panel.stop_button.isEnabled()
     # The first batch's step was written before the crash: the lists show it.
-    qtbot.waitUntil(lambda: panel.pages.count() == 1, timeout=5000)
+    qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
     assert panel.pending.topLevelItemCount() == 1
     assert panel.pending.topLevelItem(0).text(0) != "2026-11-30"  # type: ignore[union-attr]
 
@@ -279,3 +292,34 @@ def test_a_turn_captured_through_the_app_endpoint_is_listed_live(qtbot, make_win
     qtbot.waitUntil(lambda: panel.pending.topLevelItemCount() == 1, timeout=5000)
     item = panel.pending.topLevelItem(0)
     assert item is not None and item.text(2) == "1" and item.text(4) == "open"
+
+
+def test_the_app_consolidates_a_closed_batch_by_itself_and_shows_the_report(
+    qtbot, make_window, vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.ui.test_ui_guard import free_port, use_port
+
+    use_port(free_port())  # the endpoint (which runs the automatic consolidation) must be up
+    turns(vault, *SMALL_TURNS)  # closed; the automatic setting is on by default
+    window = make_window(fake_runtime(generator=routing()))
+    panel = memory_panel(window)
+    from desktop.flows.memory import last_report
+
+    qtbot.waitUntil(lambda: window.endpoint.state == "up", timeout=15000)
+    qtbot.waitUntil(lambda: last_report(vault) is not None, timeout=30000)
+    qtbot.waitUntil(
+        lambda: panel.report is not None and panel.report["status"] == "ok", timeout=30000
+    )
+    assert not pending_batches(vault)
+    qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
+    assert "3 fact(s) accepted" in panel.report_text.text()
+
+
+def test_the_settings_dialog_turns_automatic_consolidation_off(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop.ui.dialogs.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    assert dialog.auto_consolidate.isChecked()
+    dialog.auto_consolidate.setChecked(False)
+    assert dialog.collect().memory == MemoryPrefs(auto_consolidate=False)

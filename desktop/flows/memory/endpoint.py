@@ -35,13 +35,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop.flows.memory.auto import AutoConsolidator
 from desktop.flows.memory.capture import capture_turn, end_session
 from desktop.flows.memory.errors import CaptureInvalid, MemoryError_, RecallInvalid
-from desktop.flows.memory.recall import RecallIndex, RecallResult
+from desktop.flows.memory.recall import RECALL_FLOOR, RecallIndex
+from inference.base import Generator
 from inference.embedder import Embedder
 
 #: Facts scoring under this cosine are not offered as context to an assistant.
-MIN_SCORE = 0.3
+MIN_SCORE = RECALL_FLOOR
 DEFAULT_MAX_CHARS = 1500
 MAX_CONTEXT_CHARS = 8000
 
@@ -50,6 +52,8 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 class _Runtime(Protocol):
     def queued_embedder(self) -> Embedder: ...
+
+    def queued_generator(self) -> Generator: ...
 
 
 class _Context(Protocol):
@@ -72,9 +76,17 @@ class NoVault(MemoryError_):
 class MemoryEndpoint:
     """The memory routes of one endpoint; the recall index is built once and kept warm."""
 
-    def __init__(self, vault_root: Path | None, embedder: Callable[[], Embedder]) -> None:
+    def __init__(
+        self,
+        vault_root: Path | None,
+        embedder: Callable[[], Embedder],
+        *,
+        auto: AutoConsolidator | None = None,
+    ) -> None:
         self.vault_root = vault_root
         self._embedder = embedder
+        #: Consolidates in the background after a batch closes (None: off for this endpoint).
+        self.auto = auto
         self._index: RecallIndex | None = None
         self._lock = threading.Lock()
 
@@ -112,6 +124,8 @@ class MemoryEndpoint:
             context=body.get("context", "primary"),
         )
         closed = end_session(vault, session_id=str(body["session_id"])) if end else None
+        if self.auto is not None:
+            self.auto.notify()  # a batch may have closed (session end, size, day change)
         return _plain(asdict(result) | {"closed_batch": closed})
 
     def recall(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -130,13 +144,8 @@ class MemoryEndpoint:
         if not isinstance(query, str):
             raise RecallInvalid("query must be a string (what to recall).")
         result = self.index().recall(query, k=body.get("k", 5))
-        relevant = RecallResult(
-            result.query,
-            tuple(h for h in result.subjects if h.score >= MIN_SCORE),
-            tuple(h for h in result.facts if h.score >= MIN_SCORE),
-        )
         out = asdict(result)
-        out["additionalContext"] = relevant.as_context(max_chars=max_chars)
+        out["additionalContext"] = result.as_context(max_chars=max_chars)
         return _plain(out)
 
     def routes(self) -> dict[str, Handler]:
@@ -145,7 +154,20 @@ class MemoryEndpoint:
 
 def memory_routes(context: _Context) -> Mapping[str, Handler]:
     """Route factory for the endpoint: ``{path: handler}``; warms recall in the background."""
-    endpoint = MemoryEndpoint(context.vault_root, context.runtime.queued_embedder)
+    runtime = context.runtime
+    auto = None
+    if context.vault_root is not None:
+        # judge-wiring: the runtime's resident judge, once Runtime.queued_judge() exists.
+        queued_judge = getattr(runtime, "queued_judge", None)
+        auto = AutoConsolidator(
+            context.vault_root,
+            generator=runtime.queued_generator,
+            embedder=runtime.queued_embedder,
+            judge=lambda: queued_judge() if callable(queued_judge) else None,
+            enabled=auto_consolidate_enabled,
+            closing=context.closing,
+        )
+    endpoint = MemoryEndpoint(context.vault_root, runtime.queued_embedder, auto=auto)
     if context.vault_root is not None:
 
         def warm() -> None:
@@ -153,13 +175,25 @@ def memory_routes(context: _Context) -> Mapping[str, Handler]:
             for _ in range(120):
                 try:
                     endpoint.warm()
-                    return
+                    break
                 except Exception:
                     if context.closing.wait(1.0):
                         return
+            if endpoint.auto is not None:
+                endpoint.auto.notify()  # batches that closed while nothing was running
 
         threading.Thread(target=warm, name="antinomy-recall-warm", daemon=True).start()
     return endpoint.routes()
+
+
+def auto_consolidate_enabled() -> bool:
+    """The user's setting, read at each run (a damaged settings file means the default: on)."""
+    from desktop.flows.settings import SettingsInvalid, load_settings
+
+    try:
+        return load_settings().memory.auto_consolidate
+    except SettingsInvalid:
+        return True
 
 
 def _plain(data: dict[str, Any]) -> dict[str, Any]:

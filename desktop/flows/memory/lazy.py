@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.embedder import Embedder
+from inference.embedder import Embedder, Vectors
+from inference.judge import Judge
 from inference.registry import resolve_model
 
 
@@ -54,3 +55,40 @@ def load_embedder(path: str | None = None) -> Embedder:
     from inference.embedder import OnnxEmbedder
 
     return OnnxEmbedder(resolve_model("embedder", path))
+
+
+class LazyEmbedder(Embedder):
+    """The shipped (or given) embedder, loaded by the first call that needs it."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self._path = path
+        self._inner: Embedder | None = None
+        self.dimension = 384
+        self.name = "embedder"
+
+    @property
+    def inner(self) -> Embedder:
+        if self._inner is None:
+            self._inner = load_embedder(self._path)
+            self.dimension = self._inner.dimension
+            self.name = self._inner.name
+        return self._inner
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed(texts)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None
+
+
+def load_judge_or_none() -> tuple[Judge | None, str]:
+    """The shipped judge, or None with the reason (it is optional: lexical checks then decide)."""
+    # judge-wiring: the CLI loads the shipped judge itself (there is no resident runtime).
+    try:
+        from inference.judge import OnnxJudge
+
+        return OnnxJudge(resolve_model("judge")), ""
+    except Exception as exc:  # missing file, no manifest entry, ONNX error: all mean "no judge"
+        return None, str(exc)

@@ -7,6 +7,15 @@ cached by text hash and model in ``.antinomy/memory/recall-vectors.sqlite``;
 a :class:`RecallIndex` re-reads pages only when the subjects folder changed,
 so a warm recall is one query embedding and one matrix product.
 
+**Relevance floor.** Nothing scoring under :data:`RECALL_FLOOR` is returned:
+an unrelated query gets an empty answer, not the least bad hits. Calibrated on
+``tests/data/memory/recall_calibration.json`` (12 facts, 20 questions about
+them, 15 unrelated queries; shipped MiniLM; ``tests/test_memory_recall.py``
+recomputes it): the questions' own facts scored 0.41–0.80, the unrelated
+queries' best hits 0.04–0.20. 0.30 is the middle of that gap (every question
+kept, every unrelated query empty, at any floor from 0.21 to 0.41). Each result
+says how it ranked (:attr:`RecallResult.ranking`).
+
 Thread-safety: a RecallIndex may be shared between threads (one lock).
 """
 
@@ -30,6 +39,8 @@ from desktop.vault.layout import state_dir, vault_root
 from inference.embedder import Embedder
 
 MAX_QUERY_CHARS = 8192
+#: Cosine under which a summary or fact is not relevant to the query (calibrated, above).
+RECALL_FLOOR = 0.30
 MAX_K = 50
 FULL_CHECK_SECONDS = 2.0
 
@@ -51,6 +62,11 @@ class RecallResult:
     query: str
     subjects: tuple[RecallHit, ...]
     facts: tuple[RecallHit, ...]
+    #: How the hits were ranked, in words (model, measure, floor, what was left out).
+    ranking: str = ""
+    floor: float = RECALL_FLOOR
+    #: Items that scored under the floor (not returned).
+    below_floor: int = 0
 
     def as_context(self, *, max_chars: int = 1500) -> str:
         """A compact block for an assistant's context (UserPromptSubmit), within ``max_chars``."""
@@ -206,7 +222,9 @@ class RecallIndex:
             db.close()
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 
-    def recall(self, query: str, *, k: int = 5, subjects: int = 3) -> RecallResult:
+    def recall(
+        self, query: str, *, k: int = 5, subjects: int = 3, floor: float = RECALL_FLOOR
+    ) -> RecallResult:
         if not isinstance(query, str) or not query.strip():
             raise RecallInvalid("The recall query is empty — give a few words to look for.")
         if len(query) > MAX_QUERY_CHARS:
@@ -218,16 +236,21 @@ class RecallIndex:
         self.refresh()
         with self._lock:
             items, matrix, is_fact = self._items, self._matrix, self._is_fact
+        how = (
+            f"cosine similarity of {self._model.split('/')[0]} embeddings between the query and "
+            "each subject summary and fact (embedded as “subject: fact”)"
+        )
         if not items:
-            return RecallResult(query, (), ())
+            return RecallResult(query, (), (), f"{how}; memory holds no subject page yet", floor)
         q = self.embedder.embed([query])[0]
         # Not ``matrix @ q``: OpenBLAS spreads a matrix-vector product over its threads,
         # and on a busy 2-core machine that took 30 ms p50 (5,000 × 384) against
         # 0.6 ms for einsum, which stays on this thread (measured, bench_memory.py).
         scores = np.einsum("ij,j->i", matrix, q)
+        below = int(np.count_nonzero(scores < floor))
         hits: dict[str, list[RecallHit]] = {"summary": [], "fact": []}
         for kind, mask, n in (("summary", ~is_fact, min(subjects, k)), ("fact", is_fact, k)):
-            rows = np.flatnonzero(mask)
+            rows = np.flatnonzero(mask & (scores >= floor))
             if not len(rows) or n <= 0:
                 continue
             part = scores[rows]
@@ -247,7 +270,11 @@ class RecallIndex:
                     )
                 )
         subj, facts = hits["summary"], hits["fact"]
-        return RecallResult(query, tuple(subj), tuple(facts))
+        ranking = (
+            f"{how}; best first; {below} of {len(items)} items under the relevance floor "
+            f"{floor:.2f} left out"
+        )
+        return RecallResult(query, tuple(subj), tuple(facts), ranking, floor, below)
 
 
 _INDEXES: dict[tuple[Path, int], RecallIndex] = {}
@@ -261,6 +288,7 @@ def recall(
     embedder: Embedder,
     k: int = 5,
     settings: MemorySettings | None = None,
+    floor: float = RECALL_FLOOR,
 ) -> RecallResult:
     """Recall from ``vault``; keeps one warm :class:`RecallIndex` per vault and embedder."""
     root = vault_root(vault)
@@ -269,4 +297,4 @@ def recall(
         if index is None or index.embedder is not embedder:
             index = RecallIndex(root, embedder, settings=settings)
             _INDEXES[(root, id(embedder))] = index
-    return index.recall(query, k=k)
+    return index.recall(query, k=k, floor=floor)

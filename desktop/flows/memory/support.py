@@ -33,6 +33,17 @@ small and written by us; the end-to-end run reports what the real model
 gets. This is lexical support, not meaning: "not on Friday" and "on Friday"
 share their words.
 
+**Entailment** (when a judge is given, :mod:`.citations`): the judge must give
+the cited lines → rephrased fact P(entailment) ≥ :data:`ENTAILMENT_THRESHOLD`,
+and a rephrasing with P(contradiction) ≥ :data:`CONTRADICTION_CEILING` is never
+written (the user's own words are kept instead). Both are **provisional (0.5)**:
+the trained judge was not on the branch that wrote this. The labelled set is
+``support_calibration.json`` above (the 22 faithful should pass, the 20 invented
+should not); ``tests/perf/calibrate_memory_judge.py`` prints, per threshold, how
+many of each the judge lets through. Set the threshold where no invented fact
+passes and most faithful ones do. A failed rephrasing loses nothing (the
+verbatim words are kept), so a strict threshold costs only tidiness.
+
 **Dates.** A fact's date (``YYYY-MM-DD``) is kept only if a cited line names
 it: the ISO form; a day and month name (English, French, Italian, full or
 abbreviated) or ``d/m``, ``m/d``, ``d.m``; or a relative day resolved against
@@ -50,6 +61,10 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 SUPPORT_THRESHOLD = 0.6
+#: The judge must give at least this P(entailment) for cited lines → rephrased fact.
+ENTAILMENT_THRESHOLD = 0.5
+#: A rephrasing the judge says the cited lines contradict at this P or more is never written.
+CONTRADICTION_CEILING = 0.5
 PREFIX = 5
 
 _STOP_WORDS = """
@@ -68,7 +83,14 @@ _STOP_WORDS = """
     tuo tua suo sua nostro vostro questo questa quello quella nel nella con per tra fra non
     più molto anche al allo alla ai
 """
-_STOP = set(_STOP_WORDS.split())
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text`` (word lists kept as readable text)."""
+    return frozenset(text.split())
+
+
+_STOP = word_set(_STOP_WORDS)
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 

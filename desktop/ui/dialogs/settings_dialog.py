@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -29,6 +30,7 @@ from desktop.flows.settings import (
     BackendSettings,
     EndpointSettings,
     FolderSettings,
+    MemoryPrefs,
     ModelPaths,
     ScanCaps,
     Settings,
@@ -152,6 +154,20 @@ class SettingsDialog(QDialog):
         form.addRow("Sources", self.sources)
         form.addRow("Debug notes", self.debug)
         tabs.addTab(folders, "Folders")
+
+        # Memory
+        self.auto_consolidate = QCheckBox(
+            "Consolidate automatically after a conversation batch closes"
+        )
+        self.auto_consolidate.setChecked(settings.memory.auto_consolidate)
+        self.auto_consolidate.setToolTip(
+            "In the background of the app and of `antinomy serve`, one run at a time; the "
+            "report appears in the Memory panel. Off: only Consolidate now (or the CLI) runs it."
+        )
+        memory = QWidget()
+        form = QFormLayout(memory)
+        form.addRow(self.auto_consolidate)
+        tabs.addTab(memory, "Memory")
         self.tabs = tabs
 
         self.problem = QLabel()
@@ -202,6 +218,7 @@ class SettingsDialog(QDialog):
                 sources=self.sources.text().strip(),
                 debug=self.debug.text().strip(),
             ),
+            memory=MemoryPrefs(auto_consolidate=self.auto_consolidate.isChecked()),
         )
 
     def accept(self) -> None:

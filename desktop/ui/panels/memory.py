@@ -45,7 +45,6 @@ from desktop.flows.memory import (
     requeue_fragment,
     subject_pages,
 )
-from desktop.flows.memory.endpoint import MIN_SCORE
 from desktop.flows.memory.pages import SubjectPage
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import endpoint_for
@@ -62,6 +61,10 @@ STATUS_TEXT = {
     "json_failure": "the model's answer was not valid JSON — the input stays pending",
     "stopped": "stopped — finished steps were kept",
 }
+
+
+#: How often the panel looks for a report saved by an automatic consolidation.
+REPORT_POLL_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,11 @@ def report_summary(report: dict[str, Any]) -> str:
             f"{report.get('duplicates', 0)} already known; "
             f"{report.get('lines_consumed', 0)} line(s) consumed, "
             f"{report.get('lines_pending', 0)} still pending"
+        )
+    counts = report.get("line_counts") or {}
+    if counts:
+        parts.append(
+            "lines: " + ", ".join(f"{n} {html.escape(str(k))}" for k, n in sorted(counts.items()))
         )
     when = str(report.get("finished_at") or "").replace("T", " ").rstrip("Z")
     if when:
@@ -258,6 +266,12 @@ class QtMemoryPanel(QWidget):
         self._capture_timer.setInterval(500)
         self._capture_timer.timeout.connect(self.refresh)
         endpoint_for(self._c).sig_memory_captured.connect(self._capture_timer.start)
+        # Automatic consolidation runs in the endpoint's thread: its report file is watched.
+        self._report_mtime: int | None = None
+        self._report_timer = QTimer(self)
+        self._report_timer.setInterval(REPORT_POLL_MS)
+        self._report_timer.timeout.connect(self._check_report)
+        self._report_timer.start()
         self._buttons()
         self.refresh()
 
@@ -265,6 +279,7 @@ class QtMemoryPanel(QWidget):
 
     def _vault_opened(self) -> None:
         self.results.clear()
+        self._report_mtime = None
         self.refresh()
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -377,8 +392,6 @@ class QtMemoryPanel(QWidget):
         self.accepted.clear()
         for fact in report.get("accepted") or ():
             date = fact.get("date") or ""
-            if fact.get("date_stripped"):
-                date = f"(stripped {fact['date_stripped']})"
             item = QTreeWidgetItem(
                 [
                     str(fact.get("subject", "")),
@@ -389,7 +402,12 @@ class QtMemoryPanel(QWidget):
                 ]
             )
             item.setData(0, PATH_ROLE, fact.get("page"))
-            item.setToolTip(2, f"{fact.get('text', '')}\nsupport {fact.get('support', 0):.2f}")
+            wording = str(fact.get("wording") or "")
+            why = fact.get("fallback_reason")
+            note = f"\n{wording}" + (f": the rephrasing failed ({why})" if why else "")
+            if fact.get("subject_refused"):
+                note += f"\nsubject {fact['subject_refused']!r} refused"
+            item.setToolTip(2, f"{fact.get('text', '')}{note}")
             self.accepted.addTopLevelItem(item)
         self.sig_report_shown.emit(report)
 
@@ -475,13 +493,16 @@ class QtMemoryPanel(QWidget):
             )
             item.setData(0, PATH_ROLE, hit.page)
             item.setToolTip(2, text)
-            if hit.score < MIN_SCORE:  # what an assistant's recall would leave out
-                for column in range(5):
-                    item.setForeground(column, self.palette().placeholderText())
-                item.setToolTip(4, f"under {MIN_SCORE}: not offered to assistants")
+            item.setToolTip(4, result.ranking)
             self.results.addTopLevelItem(item)
         if not result.subjects and not result.facts:
-            self.results.addTopLevelItem(QTreeWidgetItem(["", "", "Nothing in memory yet."]))
+            empty = (
+                "Nothing in memory yet."
+                if not result.below_floor
+                else f"Nothing relevant: every item scored under the floor {result.floor:.2f}."
+            )
+            self.results.addTopLevelItem(QTreeWidgetItem(["", "", empty]))
+        self.results.setToolTip(result.ranking)
         self.sig_recall_shown.emit(result)
 
     # ------------------------------------------------------------------ preview and closing
@@ -496,8 +517,22 @@ class QtMemoryPanel(QWidget):
         if path:
             self._c.sig_preview_requested.emit(str(path))
 
+    def _check_report(self) -> None:
+        """Refresh when a consolidation (the automatic one too) saved a new report."""
+        root = self._c.root
+        if root is None:
+            return
+        try:
+            mtime = (root / ".antinomy" / "memory" / "last-report.json").stat().st_mtime_ns
+        except OSError:
+            mtime = -1  # no report yet: its appearance is a change
+        if self._report_mtime is not None and mtime != self._report_mtime:
+            self.refresh()
+        self._report_mtime = mtime
+
     def shutdown(self) -> None:
         """Stop a running consolidation and free the workers (the app is quitting)."""
+        self._report_timer.stop()
         self.runner.close()
         self.recall_pool.shutdown(wait=True, cancel_futures=True)
 

@@ -49,11 +49,24 @@ class ConsolidationRunner(FlowRunner):
         engine = self._engine()
         if engine is None:
             return
+        runtime = self._c.runtime
+        embedder = runtime.queued_embedder()
+        # judge-wiring: the runtime's resident judge, once Runtime.queued_judge() exists.
+        queued_judge = getattr(runtime, "queued_judge", None)
+        judge = queued_judge() if callable(queued_judge) else None
         request, stop, progress = self._begin()
         self.sig_consolidation_started.emit()
 
         def work(vault: Path) -> Report:
-            return consolidate(vault, engine, force=force, stop=stop, progress=progress)
+            return consolidate(
+                vault,
+                engine,
+                judge=judge,
+                embedder=embedder,
+                force=force,
+                stop=stop,
+                progress=progress,
+            )
 
         async def go() -> None:
             try:

@@ -57,6 +57,42 @@ PLANTED = [
     (3, "My favourite editor setup is Neovim with the gruvbox theme.", ["neovim"], None),
 ]
 
+#: Words one of which a subject page's name must contain for a planted fact to be on the
+#: right page (what a person would file it under), for tests/perf/bench_memory.py.
+SUBJECTS = {
+    "We decided to move the Atlas API to Fly.io; the cutover is on 15 December.": [
+        "atlas",
+        "fly",
+        "cutover",
+    ],
+    "The database stays on Neon, we are not migrating Postgres.": ["neon", "database", "postgres"],
+    "I prefer to deploy on Tuesdays and never on Fridays.": ["deploy"],
+    "My sister Giulia arrives in Lisbon on 12 December, I pick her up at the airport.": [
+        "giulia",
+        "sister",
+        "lisbon",
+    ],
+    "The quarterly report for Helios is due on 19 December.": ["helios", "report"],
+    "I switched my running plan to three runs a week: Monday, Wednesday and Saturday.": [
+        "run",
+    ],
+    "We chose Rust for the new ingestion service instead of Go.": ["rust", "ingestion"],
+    "The dentist appointment moved to tomorrow at 9.": ["dentist"],
+    "Marco is the new tech lead of the payments team from January.": [
+        "marco",
+        "lead",
+        "payments",
+    ],
+    "I am allergic to penicillin, keep that in mind for travel insurance forms.": [
+        "penicillin",
+        "allerg",
+        "health",
+        "insurance",
+    ],
+    "The Helios contract renewal must be signed by 8 January 2027.": ["helios", "contract"],
+    "My favourite editor setup is Neovim with the gruvbox theme.": ["neovim", "editor"],
+}
+
 FILLER_USER = [
     "Can you explain what a context manager does in Python?",
     "Thanks, that helps.",
@@ -116,7 +152,13 @@ def main() -> None:
                 _, text, keywords, date = next(plant_iter)
                 turns.append(dict(session=session, ts=t.isoformat() + "Z", role="user", text=text))
                 planted_out.append(
-                    dict(text=text, keywords=keywords, date=date, ts=turns[-1]["ts"])
+                    dict(
+                        text=text,
+                        keywords=keywords,
+                        date=date,
+                        ts=turns[-1]["ts"],
+                        subjects=SUBJECTS[text],
+                    )
                 )
                 turns.append(
                     dict(

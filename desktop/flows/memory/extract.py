@@ -1,0 +1,241 @@
+"""Extraction in code: the candidate facts of a batch are the user's own declarative statements.
+
+Each raw line of a step gets exactly one :class:`LineOutcome`, so the report can
+say what happened to every line. A user line is split into sentences; a
+sentence becomes a :class:`Candidate` unless it is
+
+``assistant``    spoken by the assistant (never a fact on its own)
+``withdrawn``    withdrawn by the user ("forget what I just said")
+``question``     a question ("What does idempotent mean?", "Can you …")
+``request``      a request or command to the assistant ("Show me …", "Give me …")
+``greeting``     a greeting, thanks or acknowledgement ("ok", "Thanks, that helps.")
+``hedge``        a hedged or uncertain statement ("maybe", "I think", "not sure")
+``secret``       it holds a masked secret (a page would only keep the mask)
+``tool_output``  code, a log, a path or a command, not words
+``fragment``     too few content words to be a fact
+
+A short user line that answers an assistant question ("Which day?" →
+"Tuesday.") is completed with that question as context and cited to both
+lines. The candidate carries its line ids from the start: the model never
+chooses a citation, so a citation cannot be wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from desktop.flows.memory.batches import RawLine
+from desktop.flows.memory.support import content_words, fold, word_set
+
+Outcome = Literal[
+    "candidate",
+    "assistant",
+    "withdrawn",
+    "question",
+    "request",
+    "greeting",
+    "hedge",
+    "secret",
+    "tool_output",
+    "fragment",
+]
+EXCLUDED: tuple[Outcome, ...] = (
+    "assistant",
+    "withdrawn",
+    "question",
+    "request",
+    "greeting",
+    "hedge",
+    "secret",
+    "tool_output",
+    "fragment",
+)
+#: A statement needs this many content words (an answer to a question needs one).
+MIN_CONTENT_WORDS = 3
+#: An answer longer than this many words stands on its own (no question needed).
+MAX_ANSWER_WORDS = 6
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-Þ0-9])")
+_SECRET = re.compile(r"\[secret:[a-z0-9-]+\]")
+_QUESTION_START = re.compile(
+    r"^(?:what|whats|what's|how|why|when|where|which|who|whom|whose|is|are|was|were|do|does|"
+    r"did|can|could|would|will|should|shall|may|might|have|has|am|any|"
+    r"qu['’]?est-ce|est-ce|pourquoi|comment|quand|combien|quel|quelle|quels|quelles|"
+    r"perché|perche|come|quando|dove|quanto|quale|cosa|chi)\b",
+    re.IGNORECASE,
+)
+_REQUEST_START = re.compile(
+    r"^(?:please\b|pls\b|plz\b|let['’]?s\b|"
+    r"(?:show|give|tell|explain|write|make|help|list|rephrase|summari[sz]e|fix|find|create|"
+    r"generate|translate|describe|print|convert|compare|look|check|run|try|suggest|draft|"
+    r"review|refactor|debug|add|remove|delete|update|rename|open|read|go|continue|"
+    r"implement|define|send|search)\b|"
+    r"(?:montre|donne|explique|écris|ecris|aide|fais|traduis|mostrami|dammi|spiega|scrivi|"
+    r"aiutami|fammi|traduci)\b)",
+    re.IGNORECASE,
+)
+_ACK_WORDS = word_set(
+    """
+    hi hello hey yo thanks thank thx ty ok okay k cool great nice good perfect awesome sure
+    yes yeah yep no nope nah hmm hm ah oh interesting right alright fine bye goodbye morning
+    evening night welcome got it that helps helpful makes sense understood lol wow indeed
+    excellent merci bonjour salut oui non grazie ciao buongiorno sì si va bene d'accord
+    parfait bene
+    """
+)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|possibly|probably|i think|i guess|i suppose|not sure|i wonder|"
+    r"might|may be|kind of|sort of|i don['’]?t know|no idea|peut-être|peut-etre|je pense|"
+    r"je crois|forse|penso|credo|non so)\b",
+    re.IGNORECASE,
+)
+_CODE_HINT = re.compile(
+    r"^\s*(?:\$ |>>>|#!|Traceback|File \"|at [\w.$]+\(|[{}\[\]<]|diff --git|@@ |"
+    r"(?:def|class|import|from|return|const|let|var|function|SELECT|INSERT)\b)"
+)
+_PATHLIKE = re.compile(r"^\s*(?:[\w.-]*/)+[\w.-]+\s*$|^\s*\w:\\")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A user statement to remember, with the lines it comes from."""
+
+    #: The user's own words (masked, whitespace-normalised).
+    text: str
+    #: Line ids cited: the user line, and the assistant question it answers (if any).
+    line_ids: tuple[str, ...]
+    #: The assistant question that completes a short answer ("" when none).
+    context: str = ""
+
+    @property
+    def cited_text(self) -> str:
+        """What the cited lines say, as the support check reads it."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+    @property
+    def verbatim(self) -> str:
+        """The fact as the user said it, for when a rephrasing fails the check."""
+        if self.context:
+            return f"{self.text.rstrip('.!')} (answering “{self.context}”)"
+        return self.text
+
+
+@dataclass(frozen=True)
+class LineOutcome:
+    line_id: str
+    outcome: Outcome
+    #: Set later by consolidation for candidates: where the fact went, or why not.
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    candidates: tuple[Candidate, ...]
+    lines: tuple[LineOutcome, ...]
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = _SENTENCE_END.split(" ".join(text.split()))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def classify_sentence(sentence: str) -> Outcome:
+    """What a user sentence is: ``candidate`` or the reason it is left out."""
+    s = sentence.strip()
+    if _SECRET.search(s):
+        return "secret"
+    if _looks_like_code(s):
+        return "tool_output"
+    if s.endswith("?") or (_QUESTION_START.match(s) and not _declarative_start(s)):
+        return "question"
+    if _REQUEST_START.match(s):
+        return "request"
+    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)?", fold(s))
+    if words and all(
+        w in _ACK_WORDS or w in {"that", "it", "so", "very", "much", "a"} for w in words
+    ):
+        return "greeting"
+    if _HEDGE.search(s):
+        return "hedge"
+    if len(content_words(s)) < MIN_CONTENT_WORDS:
+        return "fragment"
+    return "candidate"
+
+
+def _declarative_start(s: str) -> bool:
+    # "Is" / "Will" start questions, but "May 3 is the deadline" does not.
+    return bool(re.match(r"^(?:may|will|march)\s+\d", s, re.IGNORECASE))
+
+
+def _looks_like_code(s: str) -> bool:
+    if _CODE_HINT.match(s) or _PATHLIKE.match(s):
+        return True
+    letters = sum(ch.isalpha() for ch in s)
+    symbols = sum(not ch.isalnum() and not ch.isspace() for ch in s)
+    return len(s) >= 12 and (letters < 0.5 * len(s) or symbols > 0.25 * len(s))
+
+
+def extract_candidates(lines: Sequence[RawLine]) -> Extraction:
+    """The candidate facts of these lines, and one outcome per line (in order)."""
+    candidates: list[Candidate] = []
+    outcomes: list[LineOutcome] = []
+    previous: RawLine | None = None
+    for line in lines:
+        if line.withdrawn:
+            outcomes.append(LineOutcome(line.line_id, "withdrawn"))
+        elif line.role != "user":
+            outcomes.append(LineOutcome(line.line_id, "assistant"))
+        else:
+            found, reasons = _from_user_line(line, previous)
+            candidates.extend(found)
+            outcome: Outcome = "candidate" if found else _main_reason(reasons)
+            outcomes.append(LineOutcome(line.line_id, outcome))
+        if not line.continues or line.role != "user":
+            previous = line
+    return Extraction(tuple(candidates), tuple(outcomes))
+
+
+def _from_user_line(
+    line: RawLine, previous: RawLine | None
+) -> tuple[list[Candidate], list[Outcome]]:
+    question = _open_question(previous)
+    found: list[Candidate] = []
+    reasons: list[Outcome] = []
+    for sentence in split_sentences(line.text):
+        outcome = classify_sentence(sentence)
+        if outcome == "candidate":
+            if question and len(sentence.split()) <= MAX_ANSWER_WORDS:
+                found.append(_answer(sentence, line, question))
+            else:
+                found.append(Candidate(sentence, (line.line_id,)))
+        elif outcome == "fragment" and question and content_words(sentence):
+            found.append(_answer(sentence, line, question))
+        else:
+            reasons.append(outcome)
+    return found, reasons
+
+
+def _answer(sentence: str, line: RawLine, question: RawLine) -> Candidate:
+    q = split_sentences(question.text)
+    asked = next((s for s in reversed(q) if s.endswith("?")), question.text)
+    return Candidate(sentence, (question.line_id, line.line_id), context=asked)
+
+
+def _open_question(previous: RawLine | None) -> RawLine | None:
+    """The assistant line just before, when it ends with a question."""
+    if previous is None or previous.role != "assistant" or previous.withdrawn:
+        return None
+    return previous if previous.text.rstrip().endswith("?") else None
+
+
+def _main_reason(reasons: list[Outcome]) -> Outcome:
+    if not reasons:
+        return "fragment"
+    order: tuple[Outcome, ...] = ("secret", "tool_output", "question", "request", "hedge")
+    for reason in (*order, "greeting"):
+        if reason in reasons:
+            return reason
+    return reasons[0]
