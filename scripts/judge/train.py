@@ -56,6 +56,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--weights", default="", help="per-source sampling weights, e.g. 'synth=3,vitaminc=1'"
     )
+    p.add_argument("--class-weights", default="",
+                   help="loss weight per label, e.g. 'contradiction=1.5,neutral=0.8'")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--save-every", type=int, default=250)
     p.add_argument("--val-limit", type=int, default=3000)
@@ -290,7 +292,10 @@ def main(argv: list[str] | None = None) -> int:
         os.replace(tmp, path)
 
     model.train()
-    loss_fn = nn.CrossEntropyLoss()
+    cw = source_weights(args.class_weights)
+    loss_fn = nn.CrossEntropyLoss(
+        weight=torch.tensor([cw.get(label, 1.0) for label in LABELS]) if cw else None
+    )
     t0, seen, running = time.time(), 0, 0.0
     deadline = t0 + args.hours * 3600 if args.hours else math.inf
     step = start_step

@@ -22,8 +22,9 @@ from desktop.ui.app import build_window
 from desktop.ui.window import MainWindow
 from inference.base import Generator
 from inference.embedder import Embedder, Vectors
+from inference.judge import Judge
 from inference.runtime import Runtime, State
-from tests.fakes import ScriptedGenerator
+from tests.fakes import ScriptedGenerator, confirming_judge
 
 WARM_UP = ["x", "{}"]  # the runtime's tiny and full warm-up calls
 
@@ -45,10 +46,17 @@ class WordEmbedder(Embedder):
 
 
 def fake_runtime(
-    answers: Sequence[str | BaseException] = (), generator: Generator | None = None
+    answers: Sequence[str | BaseException] = (),
+    generator: Generator | None = None,
+    judge: Judge | None = None,
 ) -> Runtime:
+    """Scripted engines. The default judge confirms every pair the scripted model proposes
+    and finds none itself (``confirming_judge``), so scan answers stay in order."""
     gen = generator or ScriptedGenerator([*WARM_UP, *answers])
-    return Runtime(make_generator=lambda: gen, make_embedder=WordEmbedder)
+    chosen = judge or confirming_judge()
+    return Runtime(
+        make_generator=lambda: gen, make_embedder=WordEmbedder, make_judge=lambda: chosen
+    )
 
 
 @pytest.fixture

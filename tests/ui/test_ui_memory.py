@@ -14,9 +14,14 @@ from desktop.flows.memory import capture_turn, pending_batches, rejected_fragmen
 from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.ui.panels.memory import QtMemoryPanel
 from desktop.ui.panels.preview import QtPreviewPanel
+from tests.fakes import ScriptedJudge
 from tests.memory_helpers import SMALL_TURNS, RoutingGenerator, route, turns
 from tests.ui.conftest import fake_runtime
 from tests.ui.scans import SlowGenerator
+
+#: Memory's gate asks the judge whether the cited lines entail a rephrased fact: this one
+#: always agrees, so the scripted routing answers decide what is written.
+AGREEING = ScriptedJudge(verdict=lambda a, b: (0.02, 0.96, 0.02))
 
 LISBON = "We decided to fly to Lisbon on 12 December with Ana."
 ROUTES = {
@@ -76,7 +81,7 @@ def test_panel_lists_pending_batches_with_line_counts(
 def test_consolidate_shows_accepted_facts_and_rejected_fragments(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(generator=routing()))
+    window = make_window(fake_runtime(judge=AGREEING, generator=routing()))
     panel = consolidated(qtbot, window)
     assert panel.report is not None and panel.report["status"] == "ok"
     assert "<b>ok</b>" in panel.report_text.text()
@@ -105,7 +110,7 @@ def test_consolidate_shows_accepted_facts_and_rejected_fragments(
 
 
 def test_requeue_puts_a_rejected_fragment_back(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(generator=routing()))
+    window = make_window(fake_runtime(judge=AGREEING, generator=routing()))
     panel = consolidated(qtbot, window)
     qtbot.waitUntil(lambda: panel.rejected.topLevelItemCount() == 1, timeout=5000)
     assert not panel.requeue_button.isEnabled()  # nothing selected
@@ -126,7 +131,7 @@ def test_requeue_puts_a_rejected_fragment_back(qtbot, make_window, memory_vault:
 
 
 def test_subject_page_opens_in_the_preview(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(generator=routing()))
+    window = make_window(fake_runtime(judge=AGREEING, generator=routing()))
     panel = consolidated(qtbot, window)
     qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
     preview = window.panel("preview")
@@ -139,7 +144,7 @@ def test_subject_page_opens_in_the_preview(qtbot, make_window, memory_vault: Pat
 
 
 def test_recall_shows_facts_with_citations(qtbot, make_window, memory_vault: Path) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(generator=routing()))
+    window = make_window(fake_runtime(judge=AGREEING, generator=routing()))
     panel = consolidated(qtbot, window)
     panel.query.setText("When do we fly to Lisbon with Ana?")
     with qtbot.waitSignal(panel.sig_recall_shown, timeout=10000) as shown:
@@ -176,7 +181,9 @@ def test_recall_on_an_empty_memory_says_so(qtbot, make_window) -> None:  # type:
 def test_json_failure_is_reported_and_the_input_stays_pending(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(fake_runtime(generator=routing(Lisbon=["not json", "still not json"])))
+    window = make_window(
+        fake_runtime(judge=AGREEING, generator=routing(Lisbon=["not json", "still not json"]))
+    )
     panel = memory_panel(window)
     listed(qtbot, panel)
     with qtbot.waitSignal(panel.sig_report_shown, timeout=15000) as shown:
@@ -193,7 +200,7 @@ def test_stop_returns_to_idle_at_once_and_keeps_the_input_pending(
     qtbot, make_window, memory_vault: Path
 ) -> None:  # type: ignore[no-untyped-def]
     slow = SlowGenerator(tokens=100_000, answer="{}")
-    window = make_window(fake_runtime(generator=slow))
+    window = make_window(fake_runtime(judge=AGREEING, generator=slow))
     panel = memory_panel(window)
     listed(qtbot, panel)
     panel.consolidate_button.click()
@@ -222,7 +229,9 @@ def test_a_crash_mid_run_is_shown_and_finished_steps_are_listed(
     capture_turn(
         memory_vault, role="user", text="I renew the passport before March.", session_id="s2"
     )
-    window = make_window(fake_runtime(generator=routing(passport=RuntimeError("crashed"))))
+    window = make_window(
+        fake_runtime(judge=AGREEING, generator=routing(passport=RuntimeError("crashed")))
+    )
     panel = memory_panel(window)
     listed(qtbot, panel)
     assert panel.pending.topLevelItemCount() == 2
@@ -301,7 +310,7 @@ def test_the_app_consolidates_a_closed_batch_by_itself_and_shows_the_report(
 
     use_port(free_port())  # the endpoint (which runs the automatic consolidation) must be up
     turns(vault, *SMALL_TURNS)  # closed; the automatic setting is on by default
-    window = make_window(fake_runtime(generator=routing()))
+    window = make_window(fake_runtime(judge=AGREEING, generator=routing()))
     panel = memory_panel(window)
     from desktop.flows.memory import last_report
 

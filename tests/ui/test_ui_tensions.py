@@ -17,7 +17,7 @@ from desktop.ui.panels.dismissed import QtDismissedPanel
 from desktop.ui.panels.history import QtHistoryPanel
 from desktop.ui.panels.preview import QtPreviewPanel
 from desktop.ui.panels.tensions import QtTensionsPanel
-from tests.fakes import ScriptedGenerator
+from tests.fakes import ScriptedGenerator, confirming_judge
 from tests.ui.conftest import fake_runtime
 from tests.ui.scans import GOOD, A, B, SlowGenerator, big_context, scan_everything, scripted
 
@@ -120,7 +120,10 @@ def _fake_run(answer: str, window):  # type: ignore[no-untyped-def]
 
     c = window.controller
     run = scan(
-        c.index, big_context(ScriptedGenerator([answer])), settings=c.settings.scan_settings()
+        c.index,
+        big_context(ScriptedGenerator([answer])),
+        judge=confirming_judge(),
+        settings=c.settings.scan_settings(),
     )
     assert len(run.pairs) == 1
     return run

@@ -41,6 +41,8 @@ from desktop.flows.memory.errors import CaptureInvalid, MemoryError_, RecallInva
 from desktop.flows.memory.recall import RECALL_FLOOR, RecallIndex
 from inference.base import Generator
 from inference.embedder import Embedder
+from inference.errors import ModelUnavailable
+from inference.judge import Judge
 
 #: Facts scoring under this cosine are not offered as context to an assistant.
 MIN_SCORE = RECALL_FLOOR
@@ -54,6 +56,8 @@ class _Runtime(Protocol):
     def queued_embedder(self) -> Embedder: ...
 
     def queued_generator(self) -> Generator: ...
+
+    def queued_judge(self) -> Judge: ...
 
 
 class _Context(Protocol):
@@ -152,18 +156,23 @@ class MemoryEndpoint:
         return {"/v1/capture": self.capture, "/v1/recall": self.recall}
 
 
+def _judge_or_none(runtime: _Runtime) -> Judge | None:
+    try:
+        return runtime.queued_judge()
+    except ModelUnavailable:  # still loading: the run's lexical checks decide alone
+        return None
+
+
 def memory_routes(context: _Context) -> Mapping[str, Handler]:
     """Route factory for the endpoint: ``{path: handler}``; warms recall in the background."""
     runtime = context.runtime
     auto = None
     if context.vault_root is not None:
-        # judge-wiring: the runtime's resident judge, once Runtime.queued_judge() exists.
-        queued_judge = getattr(runtime, "queued_judge", None)
         auto = AutoConsolidator(
             context.vault_root,
             generator=runtime.queued_generator,
             embedder=runtime.queued_embedder,
-            judge=lambda: queued_judge() if callable(queued_judge) else None,
+            judge=lambda: _judge_or_none(runtime),
             enabled=auto_consolidate_enabled,
             closing=context.closing,
         )

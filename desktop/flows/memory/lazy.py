@@ -85,7 +85,7 @@ class LazyEmbedder(Embedder):
 
 def load_judge_or_none() -> tuple[Judge | None, str]:
     """The shipped judge, or None with the reason (it is optional: lexical checks then decide)."""
-    # judge-wiring: the CLI loads the shipped judge itself (there is no resident runtime).
+    # The CLI has no resident runtime: it loads the shipped judge itself.
     try:
         from inference.judge import OnnxJudge
 

@@ -51,9 +51,7 @@ class ConsolidationRunner(FlowRunner):
             return
         runtime = self._c.runtime
         embedder = runtime.queued_embedder()
-        # judge-wiring: the runtime's resident judge, once Runtime.queued_judge() exists.
-        queued_judge = getattr(runtime, "queued_judge", None)
-        judge = queued_judge() if callable(queued_judge) else None
+        judge = runtime.queued_judge()  # the resident judge checks entailment and duplicates
         request, stop, progress = self._begin()
         self.sig_consolidation_started.emit()
 

@@ -67,13 +67,13 @@ def models_html(runtime: Runtime, backend: str, speeds: Speeds | None) -> str:
     parts = [
         f"<p><b>State:</b> {runtime.state.value}"
         + (
-            f" — both models ready in {runtime.ready_seconds:.2f} s"
+            f" — all models ready in {runtime.ready_seconds:.2f} s"
             if runtime.ready_seconds
             else ""
         )
         + f"<br><b>Backend:</b> {html.escape(backend)}</p>"
     ]
-    names = {"llm": "Language model", "embedder": "Embedder"}
+    names = {"llm": "Language model", "embedder": "Embedder", "judge": "Contradiction judge"}
     for key, report in runtime.reports.items():
         parts.append(f"<h3>{names[key]}</h3><table cellspacing='0' cellpadding='2'>")
         for label, value in _engine_rows(report):
