@@ -28,6 +28,7 @@ from desktop.flows.guard import (
 )
 from desktop.resources import sample_vault_source
 from desktop.vault.index import VaultIndex
+from tests.fakes import ScriptedJudge
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -247,3 +248,57 @@ def test_summary_is_bounded_to_two_kilobytes_on_a_character_boundary() -> None:
     text = "é" * 5000
     bounded = bound_summary(text)
     assert len(bounded.encode()) <= 2048 and bounded == "é" * 1024
+
+
+# ---------------------------------------------------------------- with the judge
+
+LEDGER = "The billing service keeps its ledger in a SQLite file on its own worker host."
+
+
+def _ledger_judge(p: float = 0.93) -> ScriptedJudge:
+    """Reads a change that moves the ledger to PostgreSQL as against ADR-0012's sentence."""
+
+    def verdict(a: str, b: str) -> tuple[float, float, float]:
+        change, sentence = (a, b) if "ledger" in a and "postgres" in a.lower() else (b, a)
+        if sentence == LEDGER and "postgres" in change.lower():
+            return (p, (1 - p) / 2, (1 - p) / 2)
+        return (0.03, 0.2, 0.77)
+
+    return ScriptedJudge(verdict=verdict)
+
+
+def test_with_a_judge_only_a_judged_contradiction_warns(vault: Path, index: VaultIndex) -> None:
+    embed = WordEmbedder()
+    guard = make_guard(vault, index, embed)
+    judge = _ledger_judge()
+    against = "Move the billing ledger from the SQLite file into the postgres cluster"
+    agrees = "Back up the billing ledger SQLite file on its worker host every night"
+    v = guard.decide(
+        vector=embed([against])[0], session_id="s", activation=ON, summary=against, judge=judge
+    )
+    assert v.verdict == "warn" and v.decision is not None and v.decision.id == "ADR-0012"
+    assert v.score == pytest.approx(0.93) and v.output is not None
+    assert "contradiction 0.93" in v.output["hookSpecificOutput"]["additionalContext"]
+    # Same subject, same words, but the judge does not read it as against: allowed.
+    v = guard.decide(
+        vector=embed([agrees])[0], session_id="t", activation=ON, summary=agrees, judge=judge
+    )
+    assert v.verdict == "allow"
+    # Judged against the nearest decisions' sentences, a few pairs per check.
+    assert any(b == LEDGER for _, b in judge.calls)
+    assert len(judge.calls) <= 2 * 3
+
+
+def test_the_judge_warns_once_per_session_and_honours_the_vault_threshold(
+    vault: Path, index: VaultIndex
+) -> None:
+    embed = WordEmbedder()
+    guard = make_guard(vault, index, embed)
+    against = "Move the billing ledger from the SQLite file into the postgres cluster"
+    args = {"vector": embed([against])[0], "activation": ON, "summary": against}
+    assert guard.decide(session_id="s", judge=_ledger_judge(), **args).verdict == "warn"
+    assert guard.decide(session_id="s", judge=_ledger_judge(), **args).verdict == "repeat"
+    save_settings(vault, GuardSettings(enabled=True, judge_threshold=0.95))
+    assert guard.decide(session_id="u", judge=_ledger_judge(), **args).verdict == "allow"
+    with pytest.raises(GuardError, match=r"judge_threshold 1\.5 is out of range"):
+        GuardSettings(judge_threshold=1.5).validated()
