@@ -96,7 +96,7 @@ def compose_plan(
     title = _text(answer.get("title"))
     if not title:
         title = default_title
-    elif _BAD_NAME.search(title):
+    elif _BAD_NAME.search(title) or title.startswith("."):
         errors.append(f"title {title!r} is not a plain name: no / \\ : [ ] # or '..' in it")
     title = " ".join(title.split())[:MAX_NAME_CHARS]
     summary = _text(answer.get("summary"))
@@ -116,7 +116,7 @@ def compose_plan(
         if not name:
             errors.append(f"pages[{i}] has no page name")
             continue
-        if _BAD_NAME.search(name):
+        if _BAD_NAME.search(name) or name.startswith("."):
             errors.append(f"pages[{i}]: page name {name!r} is not a plain name (no / \\ [ ] # ..)")
             continue
         numbers = _numbers(item.get("claims"), n, f"pages[{i}]", errors)

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.flows.ingest.sentences import Sentence, lexical_overlap, plain, split_sentences
+from desktop.flows.ingest.sentences import (
+    Sentence,
+    lexical_overlap,
+    plain,
+    split_sentences,
+    strip_citations,
+)
 from desktop.vault.frontmatter import parse_frontmatter, split_frontmatter
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import PROTECTED_DIRS
@@ -39,7 +45,10 @@ class ContextPage:
     updatable: bool
 
     def sentences(self) -> list[Sentence]:
-        return split_sentences(split_frontmatter(self.text).body)
+        body = strip_citations(split_frontmatter(self.text).body)
+        return [
+            Sentence(s.number, s.text.strip("“”\"'"), s.section) for s in split_sentences(body)
+        ]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,10 @@ _MARKS = re.compile(r"(\*\*|__|`|\*(?=\S)|(?<=\S)\*)")
 _SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9À-Ý])")
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 _TABLE = re.compile(r"^\s*\|")
+#: A citation tail: " — [[Source]]" or " — [2026-11-30#L4](…)", as ingest and memory write them.
+_CITATION_TAIL = re.compile(
+    r"\s*[—–-]\s*(?:(?:\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]*\))(?:,\s*)?)+\s*$"
+)
 
 MIN_WORDS = 6
 MAX_WORDS = 60
@@ -146,6 +150,11 @@ class Sentence:
 
 def content_words(text: str) -> list[str]:
     return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
+
+
+def strip_citations(text: str) -> str:
+    """Each line without its citation tail (the claim alone, for comparing with others)."""
+    return "\n".join(_CITATION_TAIL.sub("", line) for line in text.splitlines())
 
 
 def plain(line: str) -> str:
