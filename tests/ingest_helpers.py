@@ -106,8 +106,7 @@ def make_pdf(pages: list[str], *, encrypted: bool = False) -> bytes:
     trailer_extra = b""
     if encrypted:
         objects.append(
-            b"<< /Filter /Standard /V 1 /R 2 /P -44 /O <%s> /U <%s> >>"
-            % (b"11" * 32, b"22" * 32)
+            b"<< /Filter /Standard /V 1 /R 2 /P -44 /O <%s> /U <%s> >>" % (b"11" * 32, b"22" * 32)
         )
         trailer_extra = b" /Encrypt %d 0 R /ID [<%s> <%s>]" % (
             len(objects),

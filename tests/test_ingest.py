@@ -47,7 +47,12 @@ def plan(vault: Path, source: Path, *answers: str, judge: ScriptedJudge | None =
     try:
         index.update()
         report = plan_ingest(
-            vault, source, engine=engine, judge=judge, index=index, **kw  # type: ignore[arg-type]
+            vault,
+            source,
+            engine=engine,
+            judge=judge,
+            index=index,
+            **kw,  # type: ignore[arg-type]
         )
     finally:
         index.close()
@@ -234,7 +239,9 @@ def test_validation_refuses_uncited_claims_dropped_citations_and_shrinking(vault
         "---\ntype: subject\nsources: ['[[S]]']\n---\n# New\n\n- cited — [[S]]\n- not cited\n",
     )  # fmt: skip
     no_fm = PageDraft("Antinomy/Subjects/Bare.md", "create", "- cited — [[S]]\n")
-    head = before.split("## Notes")[0].replace('  - "[[Old notes]]"', '  - "[[Old notes]]"\n  - "[[S]]"')
+    head = before.split("## Notes")[0].replace(
+        '  - "[[Old notes]]"', '  - "[[Old notes]]"\n  - "[[S]]"'
+    )
     shrunk = PageDraft(SUBJECT, "replace", head + "- new — [[S]]\n", before=before,
                        expected_sha256=sha)  # fmt: skip
     errors = validate_pages(vault, [uncited, no_fm, shrunk], source=note)
@@ -260,12 +267,18 @@ def test_a_note_changed_after_planning_refuses_the_whole_apply(vault: Path, sour
 
 def test_claimed_contradictions_are_rechecked_by_the_judge(vault: Path, source: Path) -> None:
     existing = "We always pin the nightly compiler for every project build."
-    new = "You should always use the stable compiler for every project build, never the nightly one."
+    new = (
+        "You should always use the stable compiler for every project build, never the nightly one."
+    )
     judge = ScriptedJudge(contradictions=[(existing, new)])
     claimed = [
         {"page": "Use stable Rust", "existing_claim": existing, "claim": 3, "severity": "high"},
-        {"page": "Rust toolchain", "existing_claim": "The toolchain is installed with rustup on "
-         "every machine.", "claim": 1, "severity": "low"},  # fmt: skip
+        {
+            "page": "Rust toolchain",
+            "existing_claim": "The toolchain is installed with rustup on every machine.",
+            "claim": 1,
+            "severity": "low",
+        },  # fmt: skip
         {"page": "Nowhere", "existing_claim": "x", "claim": 1, "severity": "low"},
     ]
     report, _ = plan(vault, source, answer(contradictions=claimed), judge=judge)
