@@ -278,7 +278,7 @@ def test_claimed_contradictions_are_rechecked_by_the_judge(vault: Path, source: 
             "existing_claim": "The toolchain is installed with rustup on every machine.",
             "claim": 1,
             "severity": "low",
-        },  # fmt: skip
+        },
         {"page": "Nowhere", "existing_claim": "x", "claim": 1, "severity": "low"},
     ]
     report, _ = plan(vault, source, answer(contradictions=claimed), judge=judge)
