@@ -37,6 +37,7 @@ def test_every_registered_panel_is_built_once(make_window) -> None:  # type: ign
         "tensions",
         "dismissed",
         "memory",
+        "ingest",
         "guard",
         "history",
         "debug",
