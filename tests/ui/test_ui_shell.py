@@ -48,6 +48,7 @@ def test_every_registered_panel_is_built_once(make_window) -> None:  # type: ign
         "Tensions",
         "Dismissed pairs",
         "Memory",
+        "Ingest",
         "Guard",
         "History",
         "Debug",
