@@ -32,6 +32,8 @@ MAX_SOURCE_BYTES = 20 * 1024 * 1024
 MAX_TEXT_CHARS = 400_000
 #: HTML whose main content is shorter than this many words is "mostly navigation".
 MIN_HTML_WORDS = 40
+#: A line with fewer words is a menu entry or an index term, not prose.
+MIN_PROSE_LINE_WORDS = 6
 #: A PDF with fewer words than this per page on average has no usable text layer.
 MIN_PDF_WORDS_PER_PAGE = 3
 
@@ -213,11 +215,12 @@ def _read_html(data: bytes, shown: str) -> tuple[str, int]:
         )
         or ""
     )
-    # Lines that are only a link's text are menus and link lists, not prose.
+    # Menus, link lists and indexes are short lines or a link's text: not prose.
     prose = sum(
-        word_count(line)
+        n
         for line in text.splitlines()
-        if _squash(line.lstrip("-*# ")) not in anchors
+        if (n := word_count(line)) >= MIN_PROSE_LINE_WORDS
+        and _squash(line.lstrip("-*# ")) not in anchors
     )
     if prose < MIN_HTML_WORDS:
         raise SourceRefused(
@@ -257,7 +260,7 @@ def _title(kind: str, data: bytes, text: str, file: Path) -> str:
         heading = _HEADING.search(text)
         if heading:
             candidate = heading.group(1) or heading.group(2)
-    if not candidate and kind == "text":
+    if not candidate and kind in ("text", "pdf"):
         first = next((line for line in text.splitlines() if line.strip()), "")
         candidate = first if len(first) <= 60 and first[-1:] not in ",.;:" else ""
     candidate = " ".join(candidate.replace("#", " ").split()).strip(" -–—|")
