@@ -342,3 +342,29 @@ def test_progress_names_each_phase(vault: Path, source: Path) -> None:
     assert list(dict.fromkeys(phases)) == [
         "reading", "planning", "validating", "repairing", "checking", "previewing"
     ]  # fmt: skip
+
+
+def test_a_summary_with_words_not_in_the_source_is_an_error(vault: Path, source: Path) -> None:
+    invented = answer(summary="Bananas grow on tall tropical plants in Rust.")
+    report, _ = plan(vault, source, invented, invented)
+    assert report.status == "rejected"
+    assert report.errors_after_repair == (
+        "summary uses words that are not in the sentences (bananas, grow, tall, tropical, "
+        "plants): keep to the source",
+    )
+
+
+def test_the_schema_enumerates_claim_numbers_and_shown_pages() -> None:
+    from desktop.flows.ingest.prompt import plan_schema
+
+    schema = plan_schema(claims=3, max_pages=2, max_contradictions=2, pages=["Rust toolchain"])
+    props = schema["properties"]
+    assert props["pages"]["items"]["properties"]["claims"]["items"] == {"enum": [1, 2, 3]}
+    contradiction = props["contradictions"]["items"]["properties"]
+    assert contradiction["page"] == {"enum": ["Rust toolchain"]}
+    assert (
+        plan_schema(claims=3, max_pages=2, max_contradictions=2)["properties"]["contradictions"][
+            "maxItems"
+        ]
+        == 0
+    )

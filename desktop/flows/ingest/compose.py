@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from desktop.flows.ingest.context import Context, ContextPage
 from desktop.flows.ingest.prompt import SEVERITIES
-from desktop.flows.ingest.sentences import Sentence, lexical_overlap, plain
+from desktop.flows.ingest.sentences import Sentence, content_words, lexical_overlap, plain
 from desktop.flows.ingest.source_note import SourceNote
 from desktop.vault.frontmatter import FrontmatterError, add_to_list
 
@@ -42,6 +42,8 @@ _BAD_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]|\.\.")
 MAX_NAME_CHARS = 80
 #: An existing claim "occurs" in its page when this share of its words is in one sentence.
 QUOTE_OVERLAP = 0.8
+#: At most this share of the summary's content words may be absent from the sentences.
+MAX_FOREIGN_SHARE = 0.4
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ def compose_plan(
     summary = _text(answer.get("summary"))
     if not summary:
         errors.append("summary is empty: write one or two sentences about the source")
+    else:
+        errors += _check_summary(summary, sentences)
     routes: dict[str, list[int]] = {}
     routed: set[int] = set()
     raw_pages = answer.get("pages")
@@ -146,6 +150,19 @@ def compose_plan(
             drafts.append(draft)
     claimed, dropped = _contradictions(answer.get("contradictions"), sentences, context, errors)
     return Composed(title, summary, tuple(drafts), claimed, dropped, tuple(errors))
+
+
+def _check_summary(summary: str, sentences: Sequence[Sentence]) -> list[str]:
+    """The summary's content words must come from the key sentences (no invented facts)."""
+    words = content_words(summary)
+    known = {w for s in sentences for w in content_words(s.text)}
+    if not words:
+        return ["summary says nothing: use words from the numbered sentences"]
+    foreign = [w for w in dict.fromkeys(words) if w not in known and w[:-1] not in known]
+    if len(foreign) > MAX_FOREIGN_SHARE * len(set(words)):
+        shown = ", ".join(foreign[:6])
+        return [f"summary uses words that are not in the sentences ({shown}): keep to the source"]
+    return []
 
 
 def claim_line(sentence: Sentence, source: SourceNote) -> str:

@@ -46,9 +46,7 @@ class ContextPage:
 
     def sentences(self) -> list[Sentence]:
         body = strip_citations(split_frontmatter(self.text).body)
-        return [
-            Sentence(s.number, s.text.strip("“”\"'"), s.section) for s in split_sentences(body)
-        ]
+        return [Sentence(s.number, s.text.strip("“”\"'"), s.section) for s in split_sentences(body)]
 
 
 @dataclass(frozen=True)

@@ -27,15 +27,35 @@ def template(name: str) -> str:
     return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
 
 
-def plan_schema(*, claims: int, max_pages: int, max_contradictions: int) -> dict[str, Any]:
-    """Bounded strings and arrays: a 135M model loops without bounds."""
-    name = {"type": "string", "maxLength": 80}
-    number = {"type": "integer", "minimum": 1, "maximum": max(1, claims)}
+#: What a page name may be; the grammar keeps a constrained model inside it.
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ,'()&+-]{2,60}$"
+
+
+def plan_schema(
+    *, claims: int, max_pages: int, max_contradictions: int, pages: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Bounded, enumerated where possible: a 135M model loops or invents without bounds.
+
+    Claim numbers are an enum of the numbered sentences; a contradiction's page
+    is one of the pages shown (none shown: no contradiction can be claimed).
+    """
+    name = {"type": "string", "pattern": NAME_PATTERN}
+    number = {"enum": list(range(1, max(1, claims) + 1))}
+    page_item: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "page": {"enum": list(pages)} if pages else name,
+            "existing_claim": {"type": "string", "minLength": 10, "maxLength": 240},
+            "claim": number,
+            "severity": {"enum": list(SEVERITIES)},
+        },
+        "required": ["page", "existing_claim", "claim", "severity"],
+    }
     return {
         "type": "object",
         "properties": {
             "title": name,
-            "summary": {"type": "string", "maxLength": 320},
+            "summary": {"type": "string", "minLength": 20, "maxLength": 320},
             "pages": {
                 "type": "array",
                 "maxItems": max_pages,
@@ -47,7 +67,7 @@ def plan_schema(*, claims: int, max_pages: int, max_contradictions: int) -> dict
                             "type": "array",
                             "items": number,
                             "minItems": 1,
-                            "maxItems": max(1, claims),
+                            "maxItems": max(1, min(claims, 6)),
                         },
                     },
                     "required": ["page", "claims"],
@@ -55,17 +75,8 @@ def plan_schema(*, claims: int, max_pages: int, max_contradictions: int) -> dict
             },
             "contradictions": {
                 "type": "array",
-                "maxItems": max_contradictions,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "page": name,
-                        "existing_claim": {"type": "string", "maxLength": 300},
-                        "claim": number,
-                        "severity": {"enum": list(SEVERITIES)},
-                    },
-                    "required": ["page", "existing_claim", "claim", "severity"],
-                },
+                "maxItems": max_contradictions if pages else 0,
+                "items": page_item,
             },
         },
         "required": ["title", "summary", "pages", "contradictions"],

@@ -76,8 +76,8 @@ class IngestSettings:
     #: Page types an ingest may update (others are read for contradictions only).
     update_types: tuple[str, ...] = ("subject",)
     key_sentences: int = 12
-    max_pages: int = 4
-    max_contradictions: int = 4
+    max_pages: int = 3
+    max_contradictions: int = 2
     context_pages: int = 6
     excerpt_chars: int = 700
     max_output_tokens: int = 600
@@ -244,7 +244,10 @@ def plan_ingest(
         context_window=engine.context_length,
     )
     schema = prompts.plan_schema(
-        claims=len(sentences), max_pages=s.max_pages, max_contradictions=s.max_contradictions
+        claims=len(sentences),
+        max_pages=s.max_pages,
+        max_contradictions=s.max_contradictions,
+        pages=[p.name for p in context.pages],
     )
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []

@@ -23,9 +23,7 @@ _SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9À-Ý])")
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 _TABLE = re.compile(r"^\s*\|")
 #: A citation tail: " — [[Source]]" or " — [2026-11-30#L4](…)", as ingest and memory write them.
-_CITATION_TAIL = re.compile(
-    r"\s*[—–-]\s*(?:(?:\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]*\))(?:,\s*)?)+\s*$"
-)
+_CITATION_TAIL = re.compile(r"\s*[—–-]\s*(?:(?:\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]*\))(?:,\s*)?)+\s*$")
 
 MIN_WORDS = 6
 MAX_WORDS = 60
