@@ -128,3 +128,11 @@ def make_pdf(pages: list[str], *, encrypted: bool = False) -> bytes:
         xref,
     )
     return bytes(out)
+
+
+#: A summary the source does not support, and the validation error it gets.
+INVENTED = "Bananas grow on tall tropical plants in Rust."
+INVENTED_ERROR = (
+    "summary uses words that are not in the sentences (bananas, grow, tall, tropical, plants): "
+    "keep to the source's words, or leave summary empty"
+)

@@ -24,7 +24,7 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history, sha256_hex, undo_operation
 from inference.base import StopFlag
 from tests.fakes import ScriptedGenerator, ScriptedJudge
-from tests.ingest_helpers import answer, make_vault, write_source
+from tests.ingest_helpers import INVENTED, INVENTED_ERROR, answer, make_vault, write_source
 from tests.vault_files import snapshot
 
 SUBJECT = "Antinomy/Subjects/Rust toolchain.md"
@@ -128,26 +128,23 @@ def test_the_same_file_again_offers_nothing_new(vault: Path, source: Path) -> No
 def test_a_bad_answer_is_repaired_once_with_the_errors_and_previous_answer(
     vault: Path, source: Path
 ) -> None:
-    bad = answer(summary="", pages=[{"page": "../../etc/passwd", "claims": [1, 99]}])
+    bad = answer(summary=INVENTED, pages=[{"page": "../../etc/passwd", "claims": [1, 99]}])
     report, engine = plan(vault, source, bad, answer())
     assert report.status == "planned"
     assert report.repaired
     assert report.errors_first == (
+        INVENTED_ERROR,
         "pages[1]: page name '../../etc/passwd' is not a plain name (no / \\ [ ] # ..)",
-        "summary is empty: write one or two sentences about the source",
-    ) or set(report.errors_first) == {
-        "summary is empty: write one or two sentences about the source",
-        "pages[1]: page name '../../etc/passwd' is not a plain name (no / \\ [ ] # ..)",
-    }
+    )
     repair = engine.calls[1].messages[-1].content
     assert "Your previous answer was refused. It said:\n" + bad in repair
-    assert "- summary is empty: write one or two sentences about the source" in repair
+    assert f"- {INVENTED_ERROR}" in repair
     # same context: the original request is still there, unchanged, before the repair note
     assert repair.startswith(engine.calls[0].messages[-1].content.rstrip())
 
 
 def test_the_previous_answer_is_capped_at_20000_characters(vault: Path, source: Path) -> None:
-    huge = answer(summary="") + " " + "x" * 50_000
+    huge = answer(summary=INVENTED) + " " + "x" * 50_000
     report, engine = plan(vault, source, huge, answer())
     assert report.status == "planned"
     repair = engine.calls[1].messages[-1].content
@@ -159,7 +156,7 @@ def test_a_plan_still_invalid_after_repair_is_saved_and_its_path_shown(
     vault: Path, source: Path
 ) -> None:
     before = snapshot(vault)
-    bad = answer(summary="")
+    bad = answer(summary=INVENTED)
     report, engine = plan(vault, source, bad, bad)
     assert report.status == "rejected"
     assert len(engine.calls) == 2
@@ -167,9 +164,7 @@ def test_a_plan_still_invalid_after_repair_is_saved_and_its_path_shown(
     assert saved.parent == vault / ".antinomy" / "rejected-plans"
     assert str(saved) in report.message
     record = json.loads(saved.read_text())
-    assert record["errors_after_repair"] == [
-        "summary is empty: write one or two sentences about the source"
-    ]
+    assert record["errors_after_repair"] == [INVENTED_ERROR]
     assert record["raw_answers"] == [bad, bad]
     assert snapshot(vault) == before
     assert report.plan is None
@@ -337,21 +332,32 @@ def test_a_previewed_plan_is_applied_later_by_its_approval_hash(vault: Path, sou
 
 def test_progress_names_each_phase(vault: Path, source: Path) -> None:
     phases: list[str] = []
-    plan(vault, source, answer(summary=""), answer(),
+    plan(vault, source, answer(summary=INVENTED), answer(),
          progress=lambda phase, detail: phases.append(phase))  # fmt: skip
     assert list(dict.fromkeys(phases)) == [
         "reading", "planning", "validating", "repairing", "checking", "previewing"
     ]  # fmt: skip
 
 
+def test_a_new_page_named_unlike_its_claims_is_an_error(vault: Path, source: Path) -> None:
+    junk = answer(pages=[{"page": "1024x365 page number", "claims": [1, 2]}])
+    report, _ = plan(vault, source, junk, junk)
+    assert report.errors_after_repair == (
+        "pages[1]: new page '1024x365 page number' shares no word with the sentences routed to "
+        "it: name it after them, or leave them to the title page",
+    )
+
+
 def test_a_summary_with_words_not_in_the_source_is_an_error(vault: Path, source: Path) -> None:
-    invented = answer(summary="Bananas grow on tall tropical plants in Rust.")
+    invented = answer(summary=INVENTED)
     report, _ = plan(vault, source, invented, invented)
     assert report.status == "rejected"
-    assert report.errors_after_repair == (
-        "summary uses words that are not in the sentences (bananas, grow, tall, tropical, "
-        "plants): keep to the source",
-    )
+    assert report.errors_after_repair == (INVENTED_ERROR,)
+    # left empty, the skeleton's summary is the lead sentence, quoted and cited
+    empty, _ = plan(vault, source, answer(summary=""))
+    assert empty.plan is not None
+    page = empty.plan.writes[1].text or ""
+    assert "“The first step is to install Rust with rustup" in page.split("## Key points")[0]
 
 
 def test_the_schema_enumerates_claim_numbers_and_shown_pages() -> None:

@@ -11,7 +11,14 @@ from desktop.cli import ingest_cmd
 from desktop.cli.main import main
 from inference.errors import ModelUnavailable
 from tests.fakes import ScriptedGenerator
-from tests.ingest_helpers import answer, make_pdf, make_vault, write_source
+from tests.ingest_helpers import (
+    INVENTED,
+    INVENTED_ERROR,
+    answer,
+    make_pdf,
+    make_vault,
+    write_source,
+)
 from tests.vault_files import snapshot
 
 
@@ -81,13 +88,13 @@ def test_yes_applies_at_once_and_json_reports_it(
 def test_a_rejected_plan_exits_65_and_prints_its_path(
     vault: Path, source: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bad = answer(summary="")
+    bad = answer(summary=INVENTED)
     script(monkeypatch, bad, bad)
     assert main(["ingest", str(source), "--vault", str(vault)]) == 65
     out = capsys.readouterr().out
     saved = out.split("rejected plan saved: ")[1].split("\n")[0]
     assert Path(saved).is_file() and Path(saved).parent.name == "rejected-plans"
-    assert "  - summary is empty: write one or two sentences about the source" in out
+    assert f"  - {INVENTED_ERROR}" in out
 
 
 def test_a_refused_source_exits_65_with_its_reason(

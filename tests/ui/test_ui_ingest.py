@@ -3,6 +3,7 @@ plan's errors and link; a file dropped on the window; Stop; a refused source."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog
 from desktop.flows.ingest import load_candidates
 from desktop.ui.panels.ingest import QtIngestPanel
 from desktop.vault.transactions import list_history
-from tests.ingest_helpers import answer, make_pdf, write_source
+from tests.ingest_helpers import INVENTED, INVENTED_ERROR, answer, make_pdf, write_source
 from tests.ui.conftest import fake_runtime
 from tests.ui.scans import SlowGenerator
 from tests.vault_files import snapshot
@@ -75,7 +76,7 @@ def test_discard_writes_nothing(qtbot, make_window, vault: Path, source: Path) -
 def test_a_rejected_plan_shows_its_errors_and_a_link_to_the_saved_file(
     qtbot, make_window, vault: Path, source: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    bad = answer(summary="")
+    bad = answer(summary=INVENTED)
     window = make_window(fake_runtime([bad, bad]))
     panel = planned(qtbot, window, source)
     report = panel.report
@@ -84,7 +85,7 @@ def test_a_rejected_plan_shows_its_errors_and_a_link_to_the_saved_file(
     assert saved.is_file() and saved.parent == vault.resolve() / ".antinomy" / "rejected-plans"
     text = panel.rejected.text()
     assert panel.rejected.isVisibleTo(panel)
-    assert "<li>summary is empty: write one or two sentences about the source</li>" in text
+    assert f"<li>{html.escape(INVENTED_ERROR)}</li>" in text
     assert f'<a href="{QUrl.fromLocalFile(str(saved)).toString()}">{saved}</a>' in text
     assert not panel.approve_button.isEnabled()
 

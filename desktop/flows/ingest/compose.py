@@ -100,12 +100,15 @@ def compose_plan(
         title = default_title
     elif _BAD_NAME.search(title) or title.startswith("."):
         errors.append(f"title {title!r} is not a plain name: no / \\ : [ ] # or '..' in it")
+    elif not _shares_words(title, [default_title, *(x.text for x in sentences)]):
+        errors.append(f"title {title!r} shares no word with the source: name what it is about")
     title = " ".join(title.split())[:MAX_NAME_CHARS]
     summary = _text(answer.get("summary"))
-    if not summary:
-        errors.append("summary is empty: write one or two sentences about the source")
-    else:
+    if summary:
         errors += _check_summary(summary, sentences)
+    elif sentences:
+        # The skeleton's own summary: the lead sentence, quoted (the model may leave it empty).
+        summary = f"“{sentences[0].text}”"
     routes: dict[str, list[int]] = {}
     routed: set[int] = set()
     raw_pages = answer.get("pages")
@@ -124,6 +127,16 @@ def compose_plan(
             errors.append(f"pages[{i}]: page name {name!r} is not a plain name (no / \\ [ ] # ..)")
             continue
         numbers = _numbers(item.get("claims"), n, f"pages[{i}]", errors)
+        if (
+            numbers
+            and context.page_named(name) is None
+            and not _shares_words(name, [sentences[k - 1].text for k in numbers])
+        ):
+            errors.append(
+                f"pages[{i}]: new page {name!r} shares no word with the sentences routed to it: "
+                "name it after them, or leave them to the title page"
+            )
+            continue
         fresh = [k for k in numbers if k not in routed]
         routed.update(fresh)
         if fresh:
@@ -152,16 +165,24 @@ def compose_plan(
     return Composed(title, summary, tuple(drafts), claimed, dropped, tuple(errors))
 
 
+def _shares_words(name: str, texts: Sequence[str]) -> bool:
+    words = set(content_words(name))
+    return any(words & set(content_words(t)) for t in texts)
+
+
 def _check_summary(summary: str, sentences: Sequence[Sentence]) -> list[str]:
     """The summary's content words must come from the key sentences (no invented facts)."""
     words = content_words(summary)
     known = {w for s in sentences for w in content_words(s.text)}
     if not words:
-        return ["summary says nothing: use words from the numbered sentences"]
+        return ["summary says nothing: use words from the numbered sentences, or leave it empty"]
     foreign = [w for w in dict.fromkeys(words) if w not in known and w[:-1] not in known]
     if len(foreign) > MAX_FOREIGN_SHARE * len(set(words)):
         shown = ", ".join(foreign[:6])
-        return [f"summary uses words that are not in the sentences ({shown}): keep to the source"]
+        return [
+            f"summary uses words that are not in the sentences ({shown}): keep to the "
+            "source's words, or leave summary empty"
+        ]
     return []
 
 

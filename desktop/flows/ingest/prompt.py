@@ -55,7 +55,7 @@ def plan_schema(
         "type": "object",
         "properties": {
             "title": name,
-            "summary": {"type": "string", "minLength": 20, "maxLength": 320},
+            "summary": {"type": "string", "maxLength": 320},
             "pages": {
                 "type": "array",
                 "maxItems": max_pages,
