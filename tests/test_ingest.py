@@ -374,3 +374,18 @@ def test_the_schema_enumerates_claim_numbers_and_shown_pages() -> None:
         ]
         == 0
     )
+
+
+def test_only_related_subject_pages_are_shown_and_read_only_notes_go_to_the_judge(
+    vault: Path, source: Path
+) -> None:
+    (vault / "Antinomy/Subjects/Gardening.md").write_text(
+        "---\ntype: subject\nsources: []\n---\n# Gardening\n\nTomatoes need a stable support.\n"
+    )
+    report, engine = plan(vault, source, answer())
+    assert report.context is not None
+    assert report.context.pages_sent == (SUBJECT,)
+    assert report.context.pages_judged == ("Decisions/Use stable Rust.md",)
+    prompt = engine.calls[0].messages[-1].content
+    assert "PAGE Rust toolchain [subject]" in prompt
+    assert "Use stable Rust" not in prompt and "Gardening" not in prompt

@@ -160,7 +160,8 @@ def _print_report(report: IngestReport) -> None:
         c = report.context
         print(
             f"  context: {c.sentences_sent} of {c.sentences_total} sentences, "
-            f"{len(c.pages_sent)} related page(s), {c.prompt_tokens}/{c.context_window} tokens"
+            f"{len(c.pages_sent)} related page(s) shown, {len(c.pages_judged)} read-only for the "
+            f"judge, {c.prompt_tokens}/{c.context_window} tokens"
         )
         for left in c.left_out:
             print(f"  left out: {left.name} ({left.why})")

@@ -1,6 +1,8 @@
 """Which existing pages the model sees: relevant ones from the index, within its window.
 
-Relevance comes from the vault index (full text and, when the index has an
+Only pages ingest may update (subject pages) are shown to the model; related
+read-only notes (decisions, principles, …) are compared with the new claims by
+the judge. Relevance comes from the vault index (full text and, when the index has an
 embedder, meaning: :func:`desktop.vault.search.search`) for a query made of the
 source's title and key sentences; without an index, the subject pages are
 ranked by shared words. Each page is shown as its name, type and a bounded
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from desktop.flows.ingest.sentences import (
     Sentence,
+    content_words,
     lexical_overlap,
     plain,
     split_sentences,
@@ -31,6 +34,8 @@ from inference.base import Generator
 
 #: Search hits read before the budget decides (more are not worth the time).
 MAX_CANDIDATES = 12
+#: Distinct content words a page must share with the source's key sentences to be related.
+MIN_SHARED_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,11 @@ class Context:
     left_out: tuple[LeftOut, ...]
     tokens: int
 
+    @property
+    def shown(self) -> tuple[ContextPage, ...]:
+        """The pages the model sees and may route to (the updatable ones)."""
+        return tuple(p for p in self.pages if p.updatable)
+
     def page_named(self, name: str) -> ContextPage | None:
         key = name.strip().casefold().removesuffix(".md")
         for page in self.pages:
@@ -83,6 +93,7 @@ def select_context(
     skip_folders: Sequence[str],
 ) -> Context:
     candidates = _candidates(root, query, index, pages_folder, skip_folders)
+    query_words = set(content_words(query))
     pages: list[ContextPage] = []
     left_out: list[LeftOut] = []
     used = 0
@@ -90,15 +101,20 @@ def select_context(
         page = _read_page(root, rel, excerpt_chars, update_types)
         if page is None:
             continue
+        # A search hit on one shared word is not a related page: it would only offer the
+        # model a wrong name to copy.
+        if len(query_words & set(content_words(page.text))) < MIN_SHARED_WORDS:
+            continue
         if len(pages) >= max_pages:
-            left_out.append(LeftOut(page.name, f"more than {max_pages} relevant pages"))
+            left_out.append(LeftOut(page.name, f"more than {max_pages} related pages"))
             continue
-        cost = engine.count_tokens(render_page(page)) + 2
-        if used + cost > budget_tokens:
-            left_out.append(LeftOut(page.name, "does not fit the model's context window"))
-            continue
+        if page.updatable:  # read-only pages are compared by the judge, not shown to the model
+            cost = engine.count_tokens(render_page(page)) + 2
+            if used + cost > budget_tokens:
+                left_out.append(LeftOut(page.name, "does not fit the model's context window"))
+                continue
+            used += cost
         pages.append(page)
-        used += cost
     return Context(tuple(pages), tuple(left_out), used)
 
 

@@ -28,7 +28,7 @@ def template(name: str) -> str:
 
 
 #: What a page name may be; the grammar keeps a constrained model inside it.
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ,'()&+-]{2,60}$"
+NAME_PATTERN = r"^[A-Za-z][A-Za-z][A-Za-z0-9 ,'()&+-]{1,60}$"
 
 
 def plan_schema(

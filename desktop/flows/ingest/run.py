@@ -112,7 +112,9 @@ class SourceInfo:
 class ContextInfo:
     sentences_total: int
     sentences_sent: int
+    #: Subject pages shown to the model; read-only related notes only the judge reads.
     pages_sent: tuple[str, ...]
+    pages_judged: tuple[str, ...]
     left_out: tuple[LeftOut, ...]
     prompt_tokens: int
     context_window: int
@@ -232,13 +234,14 @@ def plan_ingest(
         skip_folders=(s.sources_folder,),
     )
     messages = prompts.build_messages(
-        source_title=source.title, sentences=sentences, pages=context.pages
+        source_title=source.title, sentences=sentences, pages=context.shown
     )
     prompt_tokens = sum(engine.count_tokens(m.content) for m in messages)
     ctx_info = ContextInfo(
         sentences_total=len(all_sentences),
         sentences_sent=len(sentences),
-        pages_sent=tuple(p.path for p in context.pages),
+        pages_sent=tuple(p.path for p in context.shown),
+        pages_judged=tuple(p.path for p in context.pages if not p.updatable),
         left_out=context.left_out,
         prompt_tokens=prompt_tokens,
         context_window=engine.context_length,
@@ -247,7 +250,7 @@ def plan_ingest(
         claims=len(sentences),
         max_pages=s.max_pages,
         max_contradictions=s.max_contradictions,
-        pages=[p.name for p in context.pages],
+        pages=[p.name for p in context.shown],
     )
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []

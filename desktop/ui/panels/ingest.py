@@ -255,7 +255,9 @@ class QtIngestPanel(QWidget):
             c = report.context
             lines.append(
                 f"Context: {c.sentences_sent} of {c.sentences_total} sentences, "
-                f"{len(c.pages_sent)} related page(s), {c.prompt_tokens}/{c.context_window} tokens"
+                f"{len(c.pages_sent)} related page(s) shown, "
+                f"{len(c.pages_judged)} read-only for the judge, "
+                f"{c.prompt_tokens}/{c.context_window} tokens"
             )
             lines += [f"Left out: {html.escape(x.name)} ({html.escape(x.why)})" for x in c.left_out]
         if report.status == "planned":
