@@ -141,6 +141,9 @@ def test_a_bad_answer_is_repaired_once_with_the_errors_and_previous_answer(
     assert f"- {INVENTED_ERROR}" in repair
     # same context: the original request is still there, unchanged, before the repair note
     assert repair.startswith(engine.calls[0].messages[-1].content.rstrip())
+    first, second = (c.settings for c in engine.calls)
+    assert first is not None and second is not None
+    assert (first.temperature, second.temperature) == (0.0, 0.4)
 
 
 def test_the_previous_answer_is_capped_at_20000_characters(vault: Path, source: Path) -> None:
@@ -344,7 +347,7 @@ def test_a_new_page_named_unlike_its_claims_is_an_error(vault: Path, source: Pat
     report, _ = plan(vault, source, junk, junk)
     assert report.errors_after_repair == (
         "pages[1]: new page '1024x365 page number' shares no word with the sentences routed to "
-        "it: name it after them, or leave them to the title page",
+        "it or the source: name it after them, or leave them to the title page",
     )
 
 

@@ -130,11 +130,11 @@ def compose_plan(
         if (
             numbers
             and context.page_named(name) is None
-            and not _shares_words(name, [sentences[k - 1].text for k in numbers])
+            and not _shares_words(name, [default_title, *(sentences[k - 1].text for k in numbers)])
         ):
             errors.append(
-                f"pages[{i}]: new page {name!r} shares no word with the sentences routed to it: "
-                "name it after them, or leave them to the title page"
+                f"pages[{i}]: new page {name!r} shares no word with the sentences routed to it "
+                "or the source: name it after them, or leave them to the title page"
             )
             continue
         fresh = [k for k in numbers if k not in routed]

@@ -81,6 +81,8 @@ class IngestSettings:
     context_pages: int = 6
     excerpt_chars: int = 700
     max_output_tokens: int = 600
+    #: Sampling temperature of the one repair request (the first answer is greedy).
+    repair_temperature: float = 0.4
     max_shrink: float = DEFAULT_MAX_SHRINK
     threshold: float = DEFAULT_THRESHOLD
     max_source_bytes: int = MAX_SOURCE_BYTES
@@ -255,9 +257,9 @@ def plan_ingest(
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []
 
-    def attempt(msgs: list[Message]) -> _Attempt | None:
+    def attempt(msgs: list[Message], settings: GenerationSettings) -> _Attempt | None:
         result = complete_structured(
-            engine, msgs, shape=prompts.shape, schema=schema, settings=gen, stop=stop
+            engine, msgs, shape=prompts.shape, schema=schema, settings=settings, stop=stop
         )
         calls.append(result)
         if result.status == "stopped":
@@ -280,7 +282,7 @@ def plan_ingest(
         )
         return _Attempt(composed, errors, raw)
 
-    first = attempt(messages)
+    first = attempt(messages, gen)
     if first is None:
         return _stopped_report(info, ingest_id)
     final = first
@@ -291,7 +293,9 @@ def plan_ingest(
         second = attempt(
             prompts.repair_messages(
                 messages, previous=first.raw, errors=first.errors, max_chars=spare_chars
-            )
+            ),
+            # Greedy decoding would give a small model's refused answer back word for word.
+            replace(gen, temperature=s.repair_temperature),
         )
         if second is None:
             return _stopped_report(info, ingest_id)
