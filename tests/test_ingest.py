@@ -14,6 +14,7 @@ from desktop.flows.ingest import (
     load_candidates,
     plan_ingest,
     save_pending,
+    standing_candidates,
 )
 from desktop.flows.ingest.compose import PageDraft
 from desktop.flows.ingest.source_note import SourceNote
@@ -293,6 +294,9 @@ def test_claimed_contradictions_are_rechecked_by_the_judge(vault: Path, source: 
     assert [(c.new_claim, c.operation_id, c.source_note) for c in stored] == [
         (new, result.operation_id, "Installing Rust")
     ]
+    assert standing_candidates(vault) == stored
+    undo_operation(vault, result.operation_id)
+    assert standing_candidates(vault) == []  # the undone ingest's claims are gone
 
 
 def test_the_judge_also_compares_new_claims_with_the_nearest_existing_sentences(

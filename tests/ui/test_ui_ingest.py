@@ -162,7 +162,10 @@ def test_tension_candidates_of_an_ingest_show_in_the_tensions_panel(
     qtbot, make_window, vault: Path, source: Path
 ) -> None:  # type: ignore[no-untyped-def]
     from desktop.flows.ingest.tensions import TensionCandidate, save_candidates
+    from desktop.vault.transactions import Plan, Write, apply_plan, inspect_plan
 
+    plan = Plan("ingest-1", "ingest", "an applied ingest", (Write.create("New.md", "new\n"),))
+    apply_plan(vault, plan, approval=inspect_plan(vault, plan).approval)
     save_candidates(
         vault,
         "ingest-1",

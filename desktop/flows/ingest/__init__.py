@@ -8,7 +8,8 @@ The Qt-free API the CLI and the GUI Ingest panel use:
   tension candidates, or the path of the saved rejected plan;
 - :func:`apply_ingest` — one journaled transaction, undoable from History;
 - :func:`save_pending` / :func:`apply_pending` — approve a previewed plan later;
-- :func:`load_candidates` — tension candidates of applied ingests (Tensions panel).
+- :func:`load_candidates` / :func:`standing_candidates` — tension candidates of applied
+  ingests (all of them / those not undone: the Tensions panel).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from desktop.flows.ingest.run import (
     apply_ingest,
     plan_ingest,
 )
-from desktop.flows.ingest.tensions import TensionCandidate, load_candidates
+from desktop.flows.ingest.tensions import TensionCandidate, load_candidates, standing_candidates
 
 __all__ = [
     "IngestReport",
@@ -37,4 +38,5 @@ __all__ = [
     "plan_ingest",
     "read_source",
     "save_pending",
+    "standing_candidates",
 ]

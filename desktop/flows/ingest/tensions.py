@@ -24,6 +24,7 @@ from desktop.flows.ingest.compose import ClaimedContradiction, DroppedContradict
 from desktop.flows.ingest.context import ContextPage
 from desktop.flows.ingest.sentences import Sentence, nearest_sentences
 from desktop.vault.layout import state_dir
+from desktop.vault.transactions import list_history
 from inference.judge import CONTRADICTION, Judge
 
 # judge-wiring: the calibrated threshold of the trained judge replaces this default.
@@ -147,3 +148,9 @@ def load_candidates(root: Path) -> list[TensionCandidate]:
         except (OSError, ValueError, TypeError):
             continue
     return out
+
+
+def standing_candidates(root: Path) -> list[TensionCandidate]:
+    """The candidates of ingests still in effect (an undone ingest's claims are gone)."""
+    standing = {h.operation_id for h in list_history(root) if h.undone_by is None}
+    return [c for c in load_candidates(root) if c.operation_id in standing]

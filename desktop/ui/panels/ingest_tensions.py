@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout
 
-from desktop.flows.ingest import TensionCandidate, load_candidates
+from desktop.flows.ingest import TensionCandidate, standing_candidates
 from desktop.ui.context import AppContext
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -46,7 +46,7 @@ class QtIngestTensions(QGroupBox):
         request = self._request
 
         async def go() -> None:
-            rows = await self._c.run_in(self._c.read_pool, load_candidates, root)
+            rows = await self._c.run_in(self._c.read_pool, standing_candidates, root)
             if request == self._request and self._c.root == root:
                 self._fill(rows)
 
