@@ -149,3 +149,13 @@ def test_a_folder_is_refused(tmp_path: Path) -> None:
         "not_a_file",
         f"{tmp_path} is not a file — give one document to ingest.",
     )
+
+
+def test_xhtml_with_an_encoding_declaration_is_measured(tmp_path: Path) -> None:
+    path = tmp_path / "policy.html"
+    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n' + PAGE)
+    source = read_source(path)
+    assert "river bridge" in source.text
+    # the raw word count is the page's visible text, not its markup
+    assert source.words_raw < 2 * source.words_kept + 600
+    assert source.boilerplate_removed > 0.5

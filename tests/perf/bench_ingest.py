@@ -170,7 +170,7 @@ def compare(paths: list[Path]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in paths:
         if path.suffix == ".html":
-            raw = path.read_text(encoding="utf-8", errors="replace")
+            raw = path.read_bytes()
             tree = lxml.html.fromstring(raw)
             for node in tree.xpath("//script|//style"):
                 node.drop_tree()
@@ -205,13 +205,13 @@ def compare(paths: list[Path]) -> dict[str, Any]:
     return out
 
 
-def _trafilatura(raw: str) -> str:
+def _trafilatura(raw: bytes) -> str:
     import trafilatura
 
     return trafilatura.extract(raw, output_format="markdown", favor_recall=True) or ""
 
 
-def _readability(raw: str) -> str:
+def _readability(raw: bytes) -> str:
     import markdownify
     from readability import Document
 
