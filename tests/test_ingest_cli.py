@@ -147,3 +147,15 @@ def test_ctrl_c_exits_130(
     script(monkeypatch, KeyboardInterrupt())
     assert main(["ingest", str(source), "--vault", str(vault)]) == 130
     assert not (vault / "Antinomy" / "Sources").exists()
+
+
+def test_the_configured_folders_are_used(
+    vault: Path, source: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop.flows.settings import FolderSettings, Settings, save_settings
+
+    save_settings(Settings(folders=FolderSettings(sources="Refs", subjects="Wiki")))
+    script(monkeypatch, answer())
+    assert main(["ingest", str(source), "--vault", str(vault), "--yes"]) == 0
+    assert (vault / "Refs" / "Installing Rust.md").is_file()
+    assert (vault / "Wiki" / "Installing Rust.md").is_file()

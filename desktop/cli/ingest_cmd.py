@@ -27,6 +27,7 @@ from desktop.cli.tx_cmd import index_follower
 from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.ingest import (
     IngestReport,
+    IngestSettings,
     NoPendingPlan,
     SourceRefused,
     apply_ingest,
@@ -36,6 +37,7 @@ from desktop.flows.ingest import (
     save_pending,
 )
 from desktop.flows.memory.lazy import LazyGenerator
+from desktop.flows.settings import load_settings
 from desktop.vault.errors import VaultBusy, VaultChanged
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import ApplyResult
@@ -108,12 +110,14 @@ def _run(args: argparse.Namespace) -> int:
     try:
         progress("indexing: bringing the vault index up to date")
         index.update()
+        folders = load_settings().folders
         report = plan_ingest(
             vault,
             args.file,
             engine=engine,
             judge=judge,
             index=index,
+            settings=IngestSettings(sources_folder=folders.sources, pages_folder=folders.subjects),
             progress=lambda phase, detail: progress(f"{phase}: {detail}"),
         )
     finally:

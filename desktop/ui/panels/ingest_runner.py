@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from desktop.flows.ingest import IngestReport, plan_ingest
+from desktop.flows.ingest import IngestReport, IngestSettings, plan_ingest
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
 from inference.judge import Judge
@@ -62,6 +62,8 @@ class IngestRunner(FlowRunner):
             return
         judge = self.judge()
         index = self._c.index
+        folders = self._c.settings.folders
+        settings = IngestSettings(sources_folder=folders.sources, pages_folder=folders.subjects)
         request, stop, progress = self._begin()
         self.sig_ingest_started.emit(str(source))
 
@@ -71,7 +73,14 @@ class IngestRunner(FlowRunner):
 
         def work(vault: Path) -> IngestReport:
             return plan_ingest(
-                vault, source, engine=engine, judge=judge, index=index, stop=stop, progress=phase
+                vault,
+                source,
+                engine=engine,
+                judge=judge,
+                index=index,
+                settings=settings,
+                stop=stop,
+                progress=phase,
             )
 
         async def go() -> None:
