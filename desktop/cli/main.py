@@ -15,6 +15,7 @@ import inference
 from desktop.cli import (
     exits,
     hooks_cmd,
+    ingest_cmd,
     memory_cmd,
     models_cmd,
     review_cmd,
@@ -38,6 +39,7 @@ COMMANDS = [
     serve_cmd,
     hooks_cmd,
     memory_cmd,
+    ingest_cmd,
 ]
 
 

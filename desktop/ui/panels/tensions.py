@@ -35,6 +35,7 @@ from desktop.ui.context import AppContext
 from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
 from desktop.ui.operations import review as review_ops
 from desktop.ui.panels import PanelSpec
+from desktop.ui.panels.ingest_tensions import QtIngestTensions
 from desktop.ui.panels.pair_card import NoteKind, QtPairCard
 from desktop.ui.scanner import ScanRunner
 from desktop.vault.index import VaultIndex
@@ -164,6 +165,9 @@ class QtTensionsPanel(QWidget):
         layout.addWidget(self.empty)
         layout.addWidget(scroll, 1)
         layout.addStretch(0)
+        self.ingest_box = QtIngestTensions(ctx)  # candidates recorded by applied ingests
+        self.ingest_tensions = self.ingest_box.tree
+        layout.addWidget(self.ingest_box)
 
         self.runner.sig_scan_started.connect(self._started)
         self.runner.sig_scan_progress.connect(self._progress)

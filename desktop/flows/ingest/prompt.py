@@ -1,0 +1,128 @@
+"""The ingest prompt, its JSON schema, and the one repair request.
+
+Templates: ``resources/prompts/ingest-system.txt``, ``ingest-user.txt``
+(``{source}``, ``{sentences}``, ``{pages}``) and ``ingest-repair.txt``
+(``{previous}``, ``{errors}``). Sentences are numbered 1…N; the model routes
+numbers, code quotes the sentences.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from desktop.flows.ingest.context import ContextPage, render_page
+from desktop.flows.ingest.sentences import Sentence
+from desktop.resources import resources_dir
+from inference.base import Message
+
+SEVERITIES = ("high", "medium", "low")
+#: The previous answer sent back in the repair request is cut to this many characters.
+REPAIR_CHARS = 20_000
+
+
+@functools.cache
+def template(name: str) -> str:
+    return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
+
+
+#: What a page name may be; the grammar keeps a constrained model inside it.
+NAME_PATTERN = r"^[A-Za-z][A-Za-z][A-Za-z0-9 ,'()&+-]{1,60}$"
+
+
+def plan_schema(
+    *, claims: int, max_pages: int, max_contradictions: int, pages: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Bounded, enumerated where possible: a 135M model loops or invents without bounds.
+
+    Claim numbers are an enum of the numbered sentences; a contradiction's page
+    is one of the pages shown (none shown: no contradiction can be claimed).
+    """
+    name = {"type": "string", "pattern": NAME_PATTERN}
+    number = {"enum": list(range(1, max(1, claims) + 1))}
+    page_item: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "page": {"enum": list(pages)} if pages else name,
+            "existing_claim": {"type": "string", "minLength": 10, "maxLength": 240},
+            "claim": number,
+            "severity": {"enum": list(SEVERITIES)},
+        },
+        "required": ["page", "existing_claim", "claim", "severity"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "title": name,
+            "summary": {"type": "string", "maxLength": 320},
+            "pages": {
+                "type": "array",
+                "maxItems": max_pages,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "page": name,
+                        "claims": {
+                            "type": "array",
+                            "items": number,
+                            "minItems": 1,
+                            "maxItems": max(1, min(claims, 6)),
+                        },
+                    },
+                    "required": ["page", "claims"],
+                },
+            },
+            "contradictions": {
+                "type": "array",
+                "maxItems": max_contradictions if pages else 0,
+                "items": page_item,
+            },
+        },
+        "required": ["title", "summary", "pages", "contradictions"],
+    }
+
+
+def shape(value: Any) -> dict[str, Any] | None:
+    """Accept an object with a string title or summary; lists default to empty.
+
+    Anything finer (types inside lists, numbers in range, names) is checked by
+    validation, whose errors go into the repair request.
+    """
+    if not isinstance(value, dict):
+        return None
+    if not any(isinstance(value.get(k), str) for k in ("title", "summary")) and not isinstance(
+        value.get("pages"), list
+    ):
+        return None
+    return value
+
+
+def render_sentences(sentences: Sequence[Sentence]) -> str:
+    return "\n".join(f"[{i}] {s.text}" for i, s in enumerate(sentences, 1))
+
+
+def build_messages(
+    *, source_title: str, sentences: Sequence[Sentence], pages: Sequence[ContextPage]
+) -> list[Message]:
+    user = template("ingest-user.txt").format(
+        source=source_title,
+        sentences=render_sentences(sentences),
+        pages="\n\n".join(render_page(p) for p in pages) or "(none)",
+    )
+    return [Message("system", template("ingest-system.txt").strip()), Message("user", user)]
+
+
+def repair_messages(
+    messages: Sequence[Message], *, previous: str, errors: Sequence[str], max_chars: int
+) -> list[Message]:
+    """The same context, plus the refused answer (capped) and why it was refused."""
+    cap = max(0, min(REPAIR_CHARS, max_chars))
+    cut = previous.replace("\x00", "")[:cap]
+    note = template("ingest-repair.txt").format(
+        previous=cut or "(nothing readable)",
+        errors="\n".join(f"- {e}" for e in errors),
+    )
+    out = list(messages)
+    out[-1] = Message(out[-1].role, out[-1].content.rstrip() + "\n\n" + note)
+    return out

@@ -1,0 +1,54 @@
+"""Rejected plans: saved with their errors under ``.antinomy/rejected-plans/``, path returned.
+
+TheKnowledge saved its rejected plans but never showed where; every caller
+of :func:`save_rejected_plan` prints or links the path it returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from desktop.flows.ingest.compose import PageDraft
+from desktop.flows.ingest.read import SourceText
+from desktop.vault.layout import state_dir
+
+
+def rejected_dir(root: Path) -> Path:
+    return state_dir(root, "rejected-plans")
+
+
+def save_rejected_plan(
+    root: Path,
+    *,
+    ingest_id: str,
+    source: SourceText,
+    errors_first: Sequence[str],
+    errors_after_repair: Sequence[str],
+    raw_answers: Sequence[str],
+    pages: Sequence[PageDraft],
+    model: str,
+) -> Path:
+    record: dict[str, Any] = {
+        "ingest_id": ingest_id,
+        "saved_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": {"origin": source.origin, "sha256": source.sha256, "title": source.title},
+        "model": model,
+        "errors_first": list(errors_first),
+        "errors_after_repair": list(errors_after_repair),
+        "raw_answers": list(raw_answers),
+        "pages": [asdict(p) for p in pages],
+    }
+    target = rejected_dir(root) / f"{ingest_id}.json"
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        json.dump(record, out, ensure_ascii=False, indent=1)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, target)
+    return target

@@ -1,0 +1,252 @@
+"""Sentences of a source and of existing pages: splitting, key sentences, nearest ones.
+
+The skeleton of every plan is built here, by code: the key sentences of the
+source, quoted verbatim, are the claims the model routes to pages. A small
+model copies badly; quoting in code keeps each claim true to its source.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_LIST = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_WIKI = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_MARKS = re.compile(r"(\*\*|__|`|\*(?=\S)|(?<=\S)\*)")
+_SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9À-Ý])")
+_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+_TABLE = re.compile(r"^\s*\|")
+#: A citation tail: " — [[Source]]" or " — [2026-11-30#L4](…)", as ingest and memory write them.
+_CITATION_TAIL = re.compile(r"\s*[—–-]\s*(?:(?:\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]*\))(?:,\s*)?)+\s*$")
+
+MIN_WORDS = 6
+MAX_WORDS = 60
+MAX_SENTENCE_CHARS = 400
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "must",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "one",
+        "or",
+        "our",
+        "out",
+        "shall",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "up",
+        "us",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "also",
+        "each",
+        "other",
+        "only",
+        "own",
+        "same",
+        "any",
+        "all",
+        "both",
+        "few",
+        "many",
+        "much",
+        "just",
+        "use",
+        "used",
+        "using",
+        "via",
+        "per",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    number: int
+    text: str
+    #: The heading above it in the source ("" before the first heading).
+    section: str
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
+
+
+def strip_citations(text: str) -> str:
+    """Each line without its citation tail (the claim alone, for comparing with others)."""
+    return "\n".join(_CITATION_TAIL.sub("", line) for line in text.splitlines())
+
+
+def plain(line: str) -> str:
+    """Markdown inline syntax removed: links keep their text, emphasis marks go."""
+    line = _WIKI.sub(lambda m: m.group(2) or m.group(1), line)
+    line = _MD_LINK.sub(r"\1", line)
+    return " ".join(_MARKS.sub("", line).split())
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Prose sentences of Markdown or plain text (code blocks and tables skipped)."""
+    out: list[Sentence] = []
+    section = ""
+    in_code = False
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if not paragraph:
+            return
+        joined = plain(" ".join(paragraph))
+        paragraph.clear()
+        for piece in _SPLIT.split(joined):
+            piece = piece.strip()
+            n = len(piece.split())
+            if MIN_WORDS <= n <= MAX_WORDS and len(piece) <= MAX_SENTENCE_CHARS:
+                out.append(Sentence(len(out) + 1, piece, section))
+
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code or _TABLE.match(line):
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            section = plain(heading.group(1))[:80]
+            continue
+        stripped = line.strip()
+        if not stripped or (stripped.startswith(">") and not stripped[1:].strip()):
+            flush()
+            continue
+        if _LIST.match(line):
+            flush()
+            paragraph.append(_LIST.sub("", line))
+            flush()
+            continue
+        paragraph.append(stripped.lstrip("> "))
+    flush()
+    return out
+
+
+def key_sentences(sentences: Sequence[Sentence], k: int) -> list[Sentence]:
+    """The ``k`` most central sentences, in source order.
+
+    Centrality is the summed document frequency of a sentence's content words,
+    damped by its length, with a bonus for the first sentence of a section
+    (where authors put the point) and for the opening of the document.
+    """
+    if len(sentences) <= k:
+        return list(sentences)
+    freq = Counter(w for s in sentences for w in set(content_words(s.text)))
+    seen_sections: set[str] = set()
+    scored = []
+    for s in sentences:
+        words = content_words(s.text)
+        if not words:
+            continue
+        score = sum(math.log1p(freq[w]) for w in set(words)) / math.sqrt(len(words) + 4)
+        if s.section not in seen_sections:
+            score *= 1.3
+            seen_sections.add(s.section)
+        if s.number <= 3:
+            score *= 1.2
+        scored.append((score, s))
+    best = sorted(scored, key=lambda t: (-t[0], t[1].number))[:k]
+    return sorted((s for _, s in best), key=lambda s: s.number)
+
+
+def lexical_overlap(a: str, b: str) -> float:
+    """Share of the shorter text's content words found in the other (0…1)."""
+    wa, wb = set(content_words(a)), set(content_words(b))
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / min(len(wa), len(wb))
+
+
+# judge-wiring: desktop/flows/judging.py (arriving at merge) holds the shared
+# sentence tools; this small helper stands in for its nearest-sentence search.
+def nearest_sentences(
+    claim: str, candidates: Sequence[tuple[str, str]], k: int = 3, *, min_overlap: float = 0.25
+) -> list[tuple[str, str, float]]:
+    """The ``k`` candidates ``(page, sentence)`` sharing most content words with ``claim``."""
+    scored = [(page, text, lexical_overlap(claim, text)) for page, text in candidates]
+    scored = [t for t in scored if t[2] >= min_overlap and t[1].strip() != claim.strip()]
+    return sorted(scored, key=lambda t: (-t[2], t[0], t[1]))[:k]

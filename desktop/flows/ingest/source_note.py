@@ -1,0 +1,157 @@
+"""The source note: the clean text of one ingested file, created once, never rewritten.
+
+``Antinomy/Sources/<title>.md``::
+
+    ---
+    type: source
+    title: "Installation"
+    sha256: 9f2c…
+    origin: "/home/ana/Downloads/installation.html"
+    format: html
+    date: 2026-12-01
+    ---
+    # Installation
+
+    > Ingested from `/home/ana/Downloads/installation.html` on 2026-12-01 …
+
+    <the clean text>
+
+A file is known by its sha256: the same bytes ingested again find their note
+and offer nothing new. Changed bytes from the same origin get a new note
+(``<title> (2).md``); the earlier one is never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.flows.ingest.read import SourceText
+from desktop.vault.frontmatter import parse_frontmatter
+from desktop.vault.index import VaultIndex
+
+DEFAULT_FOLDER = "Antinomy/Sources"
+MAX_NAME_CHARS = 80
+REQUIRED_KEYS = ("type", "title", "sha256", "origin", "date")
+
+_UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]+")
+
+
+@dataclass(frozen=True)
+class KnownSource:
+    path: str
+    sha256: str
+    origin: str
+    title: str
+
+
+@dataclass(frozen=True)
+class SourceNote:
+    #: Vault-relative path and the basename every claim line cites as ``[[name]]``.
+    path: str
+    name: str
+    content: str
+
+    @property
+    def link(self) -> str:
+        return f"[[{self.name}]]"
+
+
+def clean_name(name: str) -> str:
+    """A file name from a title: no path separators or link syntax, bounded."""
+    cleaned = " ".join(_UNSAFE_NAME.sub(" ", name).split()).strip(" .,;:!?-–—'\"")
+    return cleaned[:MAX_NAME_CHARS].rstrip(" .,;:!?-–—") or "Source"
+
+
+def known_sources(root: Path, folder: str = DEFAULT_FOLDER) -> list[KnownSource]:
+    """Source notes already in ``folder`` (``type: source`` with a sha256)."""
+    base = root / folder
+    if not base.is_dir():
+        return []
+    found = []
+    for file in sorted(base.glob("*.md")):
+        if file.is_symlink() or not file.is_file():
+            continue
+        try:
+            meta = parse_frontmatter(file.read_text(encoding="utf-8"))
+        except Exception:  # an unreadable note is simply not a known source
+            continue
+        if meta.get("type") != "source" or not isinstance(meta.get("sha256"), str):
+            continue
+        found.append(
+            KnownSource(
+                path=f"{folder}/{file.name}",
+                sha256=str(meta["sha256"]),
+                origin=str(meta.get("origin") or ""),
+                title=str(meta.get("title") or file.stem),
+            )
+        )
+    return found
+
+
+def find_known(root: Path, source: SourceText, folder: str = DEFAULT_FOLDER) -> KnownSource | None:
+    for known in known_sources(root, folder):
+        if known.sha256 == source.sha256:
+            return known
+    return None
+
+
+def earlier_version(
+    root: Path, source: SourceText, folder: str = DEFAULT_FOLDER
+) -> KnownSource | None:
+    """A source note from the same origin with other bytes: the file changed since."""
+    for known in known_sources(root, folder):
+        if known.origin == source.origin and known.sha256 != source.sha256:
+            return known
+    return None
+
+
+def pick_name(root: Path, title: str, *, index: VaultIndex | None, folder: str) -> str:
+    """A basename free in ``folder`` and, when an index is given, in the whole vault.
+
+    A free basename keeps ``[[name]]`` unambiguous (SPEC §1: an ambiguous
+    basename is a warning, never a guess).
+    """
+    base = clean_name(title)
+    for n in range(1, 1000):
+        name = base if n == 1 else f"{base} ({n})"
+        if (root / folder / f"{name}.md").exists():
+            continue
+        if index is not None and index.resolve(name):
+            continue
+        return name
+    raise RuntimeError("no free source note name")  # pragma: no cover - 999 namesakes
+
+
+def render_source_note(source: SourceText, *, name: str, folder: str, day: str) -> SourceNote:
+    note = [
+        "---",
+        "type: source",
+        f"title: {_yaml_str(source.title)}",
+        f"sha256: {source.sha256}",
+        f"origin: {_yaml_str(source.origin)}",
+        f"format: {source.kind}",
+        f"date: {day}",
+        "---",
+        f"# {source.title}",
+        "",
+        f"> Ingested from `{source.origin}` on {day}: {source.words_kept} words"
+        + (f" from {source.pages} pages" if source.pages else "")
+        + (
+            f", {source.boilerplate_removed:.0%} of the page's text left out as navigation"
+            if source.kind == "html"
+            else ""
+        )
+        + (" (cut at the size limit)" if source.truncated else "")
+        + ".",
+        "",
+        source.text.rstrip("\n"),
+        "",
+    ]
+    return SourceNote(path=f"{folder}/{name}.md", name=name, content="\n".join(note))
+
+
+def _yaml_str(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{escaped}"'
