@@ -74,7 +74,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def load_judge() -> Judge | None:
     """The shipped judge, or None when its model file is not there (the report says so)."""
-    # judge-wiring: the trained judge arrives at merge; registry kind "judge" finds it.
     try:
         from inference.judge import OnnxJudge
         from inference.registry import resolve_model

@@ -52,7 +52,7 @@ def test_a_plan_is_shown_as_diffs_then_approved_into_one_undoable_operation(
     assert files[0].startswith("create  Antinomy/Sources/Installing Rust.md")
     assert files[1].startswith(f"create  {PAGE}")
     assert "+type: source" in panel.diff.toPlainText()
-    assert "Judge: not available" in panel.summary.text()
+    assert "Judge: scripted judge" in panel.summary.text()
     assert panel.approve_button.isEnabled()
     with qtbot.waitSignal(panel.sig_plan_applied, timeout=10000) as applied:
         panel.approve_button.click()

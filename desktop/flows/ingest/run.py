@@ -84,7 +84,8 @@ class IngestSettings:
     #: Sampling temperature of the one repair request (the first answer is greedy).
     repair_temperature: float = 0.4
     max_shrink: float = DEFAULT_MAX_SHRINK
-    threshold: float = DEFAULT_THRESHOLD
+    #: P(contradiction) a claim pair needs; None: the judge's calibrated threshold.
+    threshold: float | None = DEFAULT_THRESHOLD
     max_source_bytes: int = MAX_SOURCE_BYTES
 
 

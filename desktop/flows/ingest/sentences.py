@@ -241,8 +241,9 @@ def lexical_overlap(a: str, b: str) -> float:
     return len(wa & wb) / min(len(wa), len(wb))
 
 
-# judge-wiring: desktop/flows/judging.py (arriving at merge) holds the shared
-# sentence tools; this small helper stands in for its nearest-sentence search.
+# The subject gate of ingest's judge check is content-word overlap (the scan's is cosine):
+# the existing pages' sentences are not embedded at plan time, and overlap is enough to
+# pick which few sentence pairs deserve the judge's time.
 def nearest_sentences(
     claim: str, candidates: Sequence[tuple[str, str]], k: int = 3, *, min_overlap: float = 0.25
 ) -> list[tuple[str, str, float]]:

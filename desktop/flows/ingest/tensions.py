@@ -27,8 +27,8 @@ from desktop.vault.layout import state_dir
 from desktop.vault.transactions import list_history
 from inference.judge import CONTRADICTION, Judge
 
-# judge-wiring: the calibrated threshold of the trained judge replaces this default.
-DEFAULT_THRESHOLD = 0.5
+#: ``None``: the judge's own calibrated threshold (``Judge.thresholds.contradiction``).
+DEFAULT_THRESHOLD: float | None = None
 NEAREST_PER_CLAIM = 3
 
 
@@ -67,7 +67,7 @@ def check_contradictions(
     claims: Sequence[Sentence],
     pages: Sequence[ContextPage],
     source_note: str,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = DEFAULT_THRESHOLD,
 ) -> JudgeOutcome:
     if judge is None:
         unchecked = tuple(
@@ -87,6 +87,8 @@ def check_contradictions(
                 claimed_keys.add((text, claim.text))
     if not pairs:
         return JudgeOutcome((), (), 0, judge.name or "judge")
+    if threshold is None:
+        threshold = judge.thresholds.contradiction
     scores = judge.score([(existing_claim, new) for _, existing_claim, new, _, _ in pairs])
     kept: list[TensionCandidate] = []
     dropped: list[DroppedContradiction] = []

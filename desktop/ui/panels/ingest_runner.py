@@ -14,6 +14,7 @@ from PySide6.QtCore import Signal
 from desktop.flows.ingest import IngestReport, IngestSettings, plan_ingest
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
+from inference.errors import ModelUnavailable
 from inference.judge import Judge
 
 PHASES = ("reading", "planning", "validating", "repairing", "checking", "previewing")
@@ -40,15 +41,11 @@ class IngestRunner(FlowRunner):
         )
 
     def judge(self) -> Judge | None:
-        # judge-wiring: Runtime.queued_judge() arrives with the judge issue.
-        queued = getattr(self._c.runtime, "queued_judge", None)
-        if queued is None:
-            return None
+        """The resident judge, or None when it is not loaded (the report then says so)."""
         try:
-            judge = queued()
-        except Exception:  # a missing judge model: the report says it was not available
+            return self._c.runtime.queued_judge()
+        except ModelUnavailable:
             return None
-        return judge if isinstance(judge, Judge) else None
 
     def start(self, source: Path) -> None:
         if self.running:

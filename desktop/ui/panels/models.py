@@ -66,11 +66,7 @@ def _engine_rows(report: EngineReport) -> list[tuple[str, str]]:
 def models_html(runtime: Runtime, backend: str, speeds: Speeds | None) -> str:
     parts = [
         f"<p><b>State:</b> {runtime.state.value}"
-        + (
-            f" — all models ready in {runtime.ready_seconds:.2f} s"
-            if runtime.ready_seconds
-            else ""
-        )
+        + (f" — all models ready in {runtime.ready_seconds:.2f} s" if runtime.ready_seconds else "")
         + f"<br><b>Backend:</b> {html.escape(backend)}</p>"
     ]
     names = {"llm": "Language model", "embedder": "Embedder", "judge": "Contradiction judge"}
