@@ -56,8 +56,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--weights", default="", help="per-source sampling weights, e.g. 'synth=3,vitaminc=1'"
     )
-    p.add_argument("--class-weights", default="",
-                   help="loss weight per label, e.g. 'contradiction=1.5,neutral=0.8'")
+    p.add_argument(
+        "--class-weights",
+        default="",
+        help="loss weight per label, e.g. 'contradiction=1.5,neutral=0.8'",
+    )
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--save-every", type=int, default=250)
     p.add_argument("--val-limit", type=int, default=3000)
