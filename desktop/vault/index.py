@@ -286,8 +286,8 @@ class VaultIndex:
                 part.startswith(".") for part in PurePosixPath(rel).parts
             ):
                 continue
-            if not os.path.lexists(full):
-                gone.append(rel)
+            if not os.path.lexists(full) or (full.is_dir() and not full.is_symlink()):
+                gone.append(rel)  # a folder named x.md is not a note (the walk skips it too)
                 continue
             shown, st, skip = _walk_entry(self.root, full)
             if skip is not None:
