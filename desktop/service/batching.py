@@ -11,8 +11,8 @@ changes no result.
 
 Bulk work cannot hold the engine: a big request is fed to the embedder in
 chunks of at most :data:`CHUNK_TEXTS` texts and :data:`CHUNK_CHARS`
-characters (one longer text goes alone), and before each chunk the *urgent* requests waiting — a guard
-check, a one-text hook request: at most :data:`URGENT_TEXTS` texts and
+characters (one longer text goes alone), and before each chunk the *urgent*
+requests waiting — a guard check, a one-text hook request: at most :data:`URGENT_TEXTS` texts and
 :data:`URGENT_CHARS` characters, or marked ``urgent=True`` — go first. A guard
 check therefore waits for at most one chunk, not for a 256-text batch.
 """
@@ -32,12 +32,12 @@ SubmitEmbed = Callable[[list[str]], "Future[Vectors]"]
 
 #: Most texts / characters of bulk work in one embedder call. The cost of a call is
 #: its tokens: a 256-token text (~1,000 characters) took 0.27 s here on a loaded 2-core
-#: machine (~30 ms quiet), so a chunk holds about two full-length texts, or 32 short ones.
+#: machine (~30 ms quiet), so a chunk holds about one full-length text, or 32 short ones.
 CHUNK_TEXTS = 32
-CHUNK_CHARS = 2_048
+CHUNK_CHARS = 1_024
 #: A request this small is interactive (a hook's summary is at most 2 KB): it jumps the queue.
 URGENT_TEXTS = 4
-URGENT_CHARS = 8_192
+URGENT_CHARS = 4_096
 
 
 @dataclass

@@ -316,7 +316,8 @@ class Connection:
             payload, self._buffer = self._buffer.partition(b"\r\n\r\n")[2], b""
         else:
             while len(rest) < length:
-                self._receive()
+                if not self._receive():
+                    raise HookFailure("the endpoint's answer was cut short; tool allowed")
                 rest = self._buffer.partition(b"\r\n\r\n")[2]
             payload, self._buffer = rest[:length], rest[length:]
         status = int(status_line[1])

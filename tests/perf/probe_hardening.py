@@ -16,7 +16,7 @@ Sections (all by default; ``--only NAME`` for one):
 * ``hook``: the installed hook as a fresh process, idle and with the endpoint busy
   with bulk embedding — p50/p99 and how many failed open.
 
-Run: ``python tests/perf/probe_hardening.py [--only files|squatter|load|halfopen|hook]``.
+Run: ``python tests/perf/probe_hardening.py [--only files,squatter,load,halfopen,hook]``.
 Prints one JSON object, with the load average beside the figures.
 """
 
@@ -377,38 +377,58 @@ def probe_hook(ep: Endpoint, runs: int = 40) -> dict[str, Any]:
         }
 
     idle = [one(i) for i in range(runs // 2)]
-    busy_stop = threading.Event()
 
-    def bulk() -> None:
-        body = {"input": [f"bulk text {i} " * 60 for i in range(32)]}
-        while not busy_stop.is_set():
-            ep.post("/v1/embeddings", body)
+    def busy_runs() -> list[tuple[float, str, str]]:
+        stop = threading.Event()
 
-    workers = [threading.Thread(target=bulk, daemon=True) for _ in range(2)]
-    for w in workers:
-        w.start()
-    time.sleep(0.5)
-    busy = [one(i) for i in range(runs)]
-    stats = ep.handle.batcher.stats
-    busy_stop.set()
-    for w in workers:
-        w.join(60)
+        def bulk() -> None:
+            body = {"input": [f"bulk text {i} " * 60 for i in range(32)]}
+            while not stop.is_set():
+                ep.post("/v1/embeddings", body)
+
+        workers = [threading.Thread(target=bulk, daemon=True) for _ in range(2)]
+        for w in workers:
+            w.start()
+        time.sleep(0.5)
+        rows = [one(i) for i in range(runs)]
+        stop.set()
+        for w in workers:
+            w.join(120)
+        return rows
+
+    batcher = ep.handle.batcher
+    busy = busy_runs()
+    jumped = batcher.stats.jumped
+    # Side by side, same run: the batcher as it was before (FIFO, whole requests).
+    from desktop.service import batching
+
+    urgent, chunk_texts, chunk_chars = batching.is_urgent, batcher.chunk_texts, batcher.chunk_chars
+    batching.is_urgent = lambda texts: False  # type: ignore[assignment]
+    batcher.chunk_texts, batcher.chunk_chars = batcher.max_texts, 1 << 30
+    try:
+        fifo = busy_runs()
+    finally:
+        batching.is_urgent = urgent  # type: ignore[assignment]
+        batcher.chunk_texts, batcher.chunk_chars = chunk_texts, chunk_chars
     return {
         "idle": summary(idle),
         "busy_bulk_embedding": summary(busy),
-        "batcher_jumped": stats.jumped,
+        "busy_bulk_embedding_fifo_whole_requests_as_before": summary(fifo),
+        "batcher_jumped": jumped,
         "loadavg": loadavg(),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["files", "squatter", "load", "halfopen", "hook"])
+    parser.add_argument("--only", help="comma-separated: files,squatter,load,halfopen,hook")
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="antinomy-probe-home-")
     os.environ["ANTINOMY_HOME"] = home
     result: dict[str, Any] = {"loadavg_start": loadavg()}
-    wanted = [args.only] if args.only else ["files", "squatter", "load", "halfopen", "hook"]
+    wanted = (
+        args.only.split(",") if args.only else ["files", "squatter", "load", "halfopen", "hook"]
+    )
     if "files" in wanted:
         result["files"] = probe_files()
     if "squatter" in wanted:
