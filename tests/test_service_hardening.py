@@ -272,3 +272,35 @@ def test_healthz_says_when_it_is_ready(endpoint: EndpointHandle) -> None:
     status, body = call(endpoint.port, "GET", "/healthz", token=None)
     assert status == 200
     assert (body["models"], body["guard"], body["ready"]) == ("ready", "none", True)
+
+
+def test_with_an_urgent_lane_a_small_request_never_waits_for_a_bulk_chunk() -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from desktop.service.batching import EmbedBatcher
+
+    slow = LengthEmbedder()
+    slow.seconds_per_text = 0.2
+    fast = LengthEmbedder()
+    bulk_pool, urgent_pool = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+
+    async def run() -> tuple[float, int]:
+        batcher = EmbedBatcher(
+            lambda texts: bulk_pool.submit(slow.embed, texts),
+            submit_urgent=lambda texts: urgent_pool.submit(fast.embed, texts),
+        )
+        big = asyncio.ensure_future(batcher.embed(["x" * 1000] * 10))  # ten 0.2 s chunks
+        await asyncio.sleep(0.1)
+        t0 = time.perf_counter()
+        vectors = await batcher.embed(["guard summary"])
+        waited = time.perf_counter() - t0
+        assert vectors.shape == (1, 4)
+        assert (await big).shape == (10, 4)
+        return waited, len(slow.calls)
+
+    waited, bulk_calls = asyncio.run(run())
+    bulk_pool.shutdown()
+    urgent_pool.shutdown()
+    assert waited < 0.15, f"{waited:.3f} s"  # not behind the 0.2 s chunk in progress
+    assert bulk_calls == 10 and fast.calls == [["guard summary"]]

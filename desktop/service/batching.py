@@ -14,7 +14,9 @@ chunks of at most :data:`CHUNK_TEXTS` texts and :data:`CHUNK_CHARS`
 characters (one longer text goes alone), and before each chunk the *urgent*
 requests waiting — a guard check, a one-text hook request: at most :data:`URGENT_TEXTS` texts and
 :data:`URGENT_CHARS` characters, or marked ``urgent=True`` — go first. A guard
-check therefore waits for at most one chunk, not for a 256-text batch.
+check therefore waits for at most one chunk, not for a 256-text batch — and
+with ``submit_urgent`` (the endpoint gives it a thread of its own on the same
+engine) it waits for none: urgent calls run beside the bulk chunk.
 """
 
 from __future__ import annotations
@@ -82,14 +84,19 @@ class EmbedBatcher:
         max_texts: int = 256,
         chunk_texts: int = CHUNK_TEXTS,
         chunk_chars: int = CHUNK_CHARS,
+        submit_urgent: SubmitEmbed | None = None,
     ) -> None:
         self._submit = submit
+        #: Where urgent calls go when they have a lane of their own (another thread on
+        #: the same engine, which the engine allows): they then never wait for bulk work.
+        self._submit_urgent = submit_urgent
         self.max_texts = max_texts
         self.chunk_texts = min(chunk_texts, max_texts)
         self.chunk_chars = chunk_chars
         self._urgent: list[_Waiting] = []
         self._bulk: list[_Waiting] = []
         self._running: asyncio.Task[None] | None = None
+        self._running_urgent: asyncio.Task[None] | None = None
         self.stats = BatchStats()
 
     async def embed(self, texts: Sequence[str], *, urgent: bool | None = None) -> Vectors:
@@ -103,16 +110,27 @@ class EmbedBatcher:
         self.stats.requests += 1
         if first and any(item.sent for item in self._bulk):
             self.stats.jumped += 1
-        if self._running is None or self._running.done():
+        if first and self._submit_urgent is not None:
+            if self._running_urgent is None or self._running_urgent.done():
+                self._running_urgent = loop.create_task(self._drain(urgent_lane=True))
+        elif self._running is None or self._running.done():
             self._running = loop.create_task(self._drain())
         return await waiting.future
 
-    def _next_call(self) -> list[tuple[_Waiting, int, int]]:
+    def _next_call(self, urgent_lane: bool = False) -> list[tuple[_Waiting, int, int]]:
         """(request, start, end) slices for one embedder call: urgent requests whole, then
-        bulk texts up to the chunk limits (a big request is continued next call)."""
+        bulk texts up to the chunk limits (a big request is continued next call). With an
+        urgent lane, each lane takes only its own queue."""
         plan: list[tuple[_Waiting, int, int]] = []
         count = chars = 0
-        for queue in (self._urgent, self._bulk):
+        queues: tuple[list[_Waiting], ...]
+        if urgent_lane:
+            queues = (self._urgent,)
+        elif self._submit_urgent is not None:
+            queues = (self._bulk,)
+        else:
+            queues = (self._urgent, self._bulk)
+        for queue in queues:
             for item in list(queue):
                 if item.future.cancelled():  # the client went away
                     queue.remove(item)
@@ -134,11 +152,19 @@ class EmbedBatcher:
                 return plan
         return plan
 
-    async def _drain(self) -> None:
+    async def _drain(self, urgent_lane: bool = False) -> None:
         await asyncio.sleep(0)  # let requests from this loop turn join the first call
-        while self._urgent or self._bulk:
-            plan = self._next_call()
+        submit = self._submit_urgent if urgent_lane and self._submit_urgent else self._submit
+        while True:
+            plan = self._next_call(urgent_lane)
             if not plan:
+                if urgent_lane or self._submit_urgent is not None:
+                    own = self._urgent if urgent_lane else self._bulk
+                    if not own:
+                        return
+                    continue  # only cancelled requests were left: they are gone now
+                if not (self._urgent or self._bulk):
+                    return
                 continue
             texts = [t for item, start, end in plan for t in item.texts[start:end]]
             for item, _, end in plan:
@@ -149,7 +175,7 @@ class EmbedBatcher:
             self.stats.sizes.append(len(plan))
             del self.stats.sizes[:-1000]
             try:
-                vectors = await asyncio.wrap_future(self._submit(texts))
+                vectors = await asyncio.wrap_future(submit(texts))
             except Exception as exc:  # every waiter in this call gets the engine's error
                 for item, _, _ in plan:
                     self._forget(item)
