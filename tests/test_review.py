@@ -236,7 +236,6 @@ def test_dismiss_refuses_a_frontmatter_it_cannot_edit_faithfully(vault: Path) ->
         (b"5", "int 5"),
         (b"{Peer: yes}", "a mapping"),
         (b"true", "bool True"),
-        (b"[Peer, {x: 1}]", "a list with a mapping in it"),
     ],
 )
 def test_dismiss_and_undismiss_refuse_a_dismissal_list_of_the_wrong_type(

@@ -135,11 +135,14 @@ class EmbedBatcher:
                 if item.future.cancelled():  # the client went away
                     queue.remove(item)
                     continue
-                limit_texts = self.max_texts if queue is self._urgent else self.chunk_texts
+                # Urgent requests are small by definition: all those waiting share one call.
+                urgent = queue is self._urgent
+                limit_texts = self.max_texts if urgent else self.chunk_texts
+                limit_chars = 1 << 62 if urgent else self.chunk_chars
                 start = end = item.sent
                 while end < len(item.texts) and (
                     (end == start and not plan)  # one text always goes, however long
-                    or (count < limit_texts and chars + len(item.texts[end]) <= self.chunk_chars)
+                    or (count < limit_texts and chars + len(item.texts[end]) <= limit_chars)
                 ):
                     count += 1
                     chars += len(item.texts[end])
