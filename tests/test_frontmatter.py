@@ -553,3 +553,11 @@ def test_reading_arbitrary_text_raises_only_frontmatter_errors(text: str) -> Non
     assert split.bom + split.opening + split.yaml_text + split.closing + split.body == text
     with contextlib.suppress(FrontmatterError):
         parse_frontmatter(text)
+
+
+def test_an_item_ending_in_a_colon_is_quoted_in_a_multiline_flow_list() -> None:
+    # Found by the round-trip property: "[A0, 0:\n]" reads "0:" as a mapping key.
+    text = "---\na: [\n  A0\n]\nb: []\n---\nbody"
+    edited = add_to_list(text, "a", "0:")
+    assert edited == '---\na: [\n  A0, "0:"\n]\nb: []\n---\nbody'
+    assert remove_from_list(edited, "a", "0:") == text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -59,8 +60,11 @@ def test_install_merges_and_keeps_everything_else(
     assert pre[0] == EXISTING_CLAUDE["hooks"]["PreToolUse"][0]  # theirs first, untouched
     assert pre[1]["matcher"] == "Write|Edit|MultiEdit|Bash"
     ours = shlex.split(pre[1]["hooks"][0]["command"])
-    assert ours[-3:] == ["pretooluse", "--mode", "ask"]
+    assert ours[3] == "pretooluse" and ours[-2:] == ["--mode", "ask"]
     assert ours[:2] == [sys.executable, "-S"] and ours[2].endswith("hook.py")
+    assert ours[4:6] == ["--home", os.environ["ANTINOMY_HOME"]]  # the tests relocate it
+    starts = claude["hooks"]["SessionStart"][-1]["hooks"][0]
+    assert starts["timeout"] == 30  # sessionstart waits up to 20 s for the endpoint
     assert "sessionstart" in commands(claude, "SessionStart")[0]
     assert "userpromptsubmit" in commands(claude, "UserPromptSubmit")[0]
     backup = project / ".claude" / "settings.json.antinomy-backup"
@@ -171,3 +175,26 @@ def test_the_installed_command_runs_and_fails_open(
     )
     assert result.returncode == 0 and result.stdout == ""
     assert result.stderr == "antinomy-hook: endpoint not running on 127.0.0.1:9; tool allowed\n"
+
+
+def test_installed_commands_find_a_relocated_home_without_the_environment(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import subprocess
+
+    home = tmp_path / "relocated"
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    main(["hooks", "install", "--project", str(project), "--agent", "claude"])
+    command = commands(read(project / ".claude" / "settings.json"), "PreToolUse")[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTINOMY_HOME", "PYTHONPATH")}
+    env["ANTINOMY_PORT"] = "9"
+    env["HOME"] = str(tmp_path / "elsewhere")  # the default home has no token either
+    payload = (
+        Path(__file__).parent / "data" / "hooks" / "claude_bash_contradicts.json"
+    ).read_text()
+    result = subprocess.run(
+        shlex.split(command), input=payload, capture_output=True, text=True, env=env
+    )
+    # No token in the relocated home yet: the client looked there, not in ~/.config.
+    assert result.returncode == 0 and result.stdout == ""
+    assert f"no endpoint token at {home / 'config' / 'endpoint-token'}" in result.stderr

@@ -200,15 +200,15 @@ def test_bad_input_is_listed_with_reasons_and_the_rest_works(
 def test_file_changing_while_read_is_reported(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from desktop.vault import notes
 
-    real = Path.read_bytes
+    real = notes._read_regular
 
-    def always_growing(self: Path) -> bytes:
-        data = real(self)
-        with self.open("ab") as fh:
+    def always_growing(full: Path, max_bytes: int) -> tuple[bytes, os.stat_result, os.stat_result]:
+        data, before, _ = real(full, max_bytes)
+        with full.open("ab") as fh:
             fh.write(b" more")
-        return data
+        return data, before, full.stat()
 
-    monkeypatch.setattr(notes.Path, "read_bytes", always_growing)
+    monkeypatch.setattr(notes, "_read_regular", always_growing)
     report = VaultIndex(vault).update()
     assert {e.reason for e in report.skipped} == {"changing"}
 

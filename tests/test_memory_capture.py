@@ -232,3 +232,16 @@ def test_import_refuses_a_file_that_is_not_a_transcript(tmp_path: Path) -> None:
     assert "has no user or assistant messages (1 unreadable lines)" in str(err.value)
     with pytest.raises(TranscriptInvalid, match="No transcript at"):
         import_transcript(tmp_path, tmp_path / "missing.jsonl")
+
+
+def test_bare_key_material_is_masked_only_next_to_an_aws_key_id() -> None:
+    from desktop.flows.memory.secrets import looks_random
+
+    key = "Hq8vR2mK5tW9zB3nX6cF1dG4jL7pS0aE2yU5iO8r"
+    assert looks_random(key)
+    assert mask_secrets(f"the build cache key is {key}").text == (
+        f"the build cache key is {key}"  # no key id near it: not guessed at
+    )
+    sha1 = "3f2a9c01de7788aa3f2a9c01de7788aa3f2a9c01"
+    text = f"AKIAJ7Q2W5E8R3T6Y9UP was rotated in commit {sha1}"
+    assert mask_secrets(text).text == f"[secret:aws-access-key] was rotated in commit {sha1}"

@@ -10,6 +10,7 @@ import pytest
 from desktop.flows.review import (
     AmbiguousNote,
     BadInput,
+    DismissalListInvalid,
     DismissedPair,
     DuplicateBasename,
     NotEligible,
@@ -227,6 +228,31 @@ def test_dismiss_refuses_a_frontmatter_it_cannot_edit_faithfully(vault: Path) ->
     with pytest.raises(ReviewRefused, match=r"Flowmap\.md: .*flow mapping"):
         dismiss_pair(vault, "Flowmap.md", "Bare.md")
     assert_refused_untouched(vault, before)
+
+
+@pytest.mark.parametrize(
+    ("value", "held"),
+    [
+        (b"5", "int 5"),
+        (b"{Peer: yes}", "a mapping"),
+        (b"true", "bool True"),
+    ],
+)
+def test_dismiss_and_undismiss_refuse_a_dismissal_list_of_the_wrong_type(
+    vault: Path, value: bytes, held: str
+) -> None:
+    (vault / "Typed.md").write_bytes(
+        b"---\ntype: tension\nhunter_false_positives: " + value + b"\n---\nx\n"
+    )
+    before = snapshot(vault)
+    for action in (dismiss_pair, undismiss_pair):
+        with pytest.raises(DismissalListInvalid) as info:
+            action(vault, "Typed.md", "Someone.md")
+        assert str(info.value).startswith(
+            f"Typed.md: `hunter_false_positives` holds {held}, not a list of note names. "
+            "Nothing was written"
+        )
+        assert_refused_untouched(vault, before)
 
 
 # -- elevate ---------------------------------------------------------------------------------

@@ -153,3 +153,73 @@ def test_rename_without_fix_renames_is_a_usage_error(
 ) -> None:
     code, _, err = cli(capsys, "dismissed", "--rename", "a", "b", "--vault", str(vault))
     assert code == exits.USAGE and "--rename goes with --fix-renames" in err
+
+
+# -- what the user saw: the last scan's hashes, or --expect-sha --------------------------------
+
+PAIR_A = "Tensions/Base miles vs hard efforts.md"
+PAIR_B = "Substrates/Run before work.md"
+
+
+def _scanned(root: Path) -> None:
+    """A last scan that showed the pair A–B with the bytes now on disk."""
+    import hashlib
+
+    from desktop.flows.hunter.records import Pair, ScanRun, save_last_run
+
+    def digest(rel: str) -> str:
+        return hashlib.sha256((root / rel).read_bytes()).hexdigest()
+
+    pair = Pair(
+        path_a=PAIR_A, path_b=PAIR_B, note_a="Base miles vs hard efforts",
+        note_b="Run before work", quote_a="a", quote_b="b", description="d",
+        sha_a=digest(PAIR_A), sha_b=digest(PAIR_B),
+    )  # fmt: skip
+    save_last_run(root, ScanRun(started_at="2026-12-01T08:00:00", mode="classic", status="ok",
+                                pairs=(pair,)))  # fmt: skip
+
+
+def test_dismiss_refuses_a_note_edited_since_the_scan_showed_the_pair(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _scanned(vault)
+    with (vault / PAIR_B).open("a", encoding="utf-8") as f:
+        f.write("\nAn edit made after the scan.\n")
+    before = snapshot(vault)
+    code, _, err = cli(capsys, "dismiss", PAIR_A, PAIR_B, "--vault", str(vault))
+    assert code == exits.TEMP_FAILURE
+    assert err.startswith(f"antinomy: {PAIR_B} changed on disk since it was shown. Nothing was")
+    assert snapshot(vault) == before
+    # The other single-note actions check the same record.
+    code, _, _ = cli(capsys, "defeat", PAIR_B, "--motive", "old", "--vault", str(vault))
+    assert code == exits.TEMP_FAILURE
+    assert snapshot(vault) == before
+
+
+def test_actions_on_the_scanned_bytes_apply_and_a_second_action_follows_the_first(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _scanned(vault)
+    assert cli(capsys, "dismiss", PAIR_A, PAIR_B, "--vault", str(vault))[0] == exits.OK
+    # The dismissal changed both notes: that is our write, not an edit behind the user's back.
+    assert cli(capsys, "resolve", PAIR_A, "--vault", str(vault))[0] == exits.OK
+
+
+def test_expect_sha_is_checked_and_must_be_a_sha256(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hashlib
+
+    before = snapshot(vault)
+    wrong = "0" * 64
+    right_a = hashlib.sha256((vault / PAIR_A).read_bytes()).hexdigest()
+    code, _, err = cli(
+        capsys, "dismiss", PAIR_A, PAIR_B, "--expect-sha", right_a, wrong, "--vault", str(vault)
+    )
+    assert code == exits.TEMP_FAILURE and "changed on disk since it was shown" in err
+    code, _, err = cli(capsys, "resolve", PAIR_A, "--expect-sha", "abc", "--vault", str(vault))
+    assert code == exits.USAGE
+    assert "--expect-sha 'abc' is not a sha256 (64 hex digits)" in err
+    assert snapshot(vault) == before
+    code, _, _ = cli(capsys, "resolve", PAIR_A, "--expect-sha", right_a, "--vault", str(vault))
+    assert code == exits.OK

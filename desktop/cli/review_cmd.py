@@ -8,10 +8,12 @@ unambiguous basename.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import re
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from desktop.cli import exits
 from desktop.cli.output import print_json
 from desktop.cli.tx_cmd import index_follower
 from desktop.cli.vault_cmd import add_vault_option, vault_path
+from desktop.flows.hunter.records import load_last_run, save_last_run
 from desktop.flows.review import (
     DEFAULT_PRINCIPLES_FOLDER,
     AmbiguousNote,
@@ -36,6 +39,7 @@ from desktop.flows.review import (
     resolve_tension,
     undismiss_pair,
 )
+from desktop.flows.review.vaultfiles import VaultFiles
 from desktop.vault.errors import VaultBusy, VaultChanged, VaultNotFound
 from desktop.vault.transactions import PlanInvalid
 from inference.errors import AntinomyError
@@ -62,11 +66,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = _command(sub, "dismiss", "mark a pair as not a tension: the Hunter stops showing it")
     p.add_argument("a", metavar="A", help=NOTE_HELP)
     p.add_argument("b", metavar="B", help="the other note of the pair")
+    _expect_option(p, pair=True)
     p.set_defaults(handler=_guarded(run_dismiss))
 
     p = _command(sub, "undismiss", "take a dismissal back: the Hunter may show the pair again")
     p.add_argument("a", metavar="A", help=NOTE_HELP)
     p.add_argument("b", metavar="B", help="the other note (a deleted note's old name works)")
+    _expect_option(p, pair=True)
     p.set_defaults(handler=_guarded(run_undismiss))
 
     p = _command(sub, "dismissed", "list the dismissed pairs (and fix them after renames)")
@@ -96,17 +102,92 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=DEFAULT_PRINCIPLES_FOLDER,
         help=f"where the principle note goes (default {DEFAULT_PRINCIPLES_FOLDER})",
     )
+    _expect_option(p, pair=False)
     p.set_defaults(handler=_guarded(run_elevate))
 
     p = _command(sub, "resolve", "mark an open tension resolved (status: resolved)")
     p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
+    _expect_option(p, pair=False)
     p.set_defaults(handler=_guarded(run_resolve))
 
     p = _command(sub, "defeat", "mark a tension, substrate or principle defeated, with a motive")
     p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     p.add_argument("--motive", required=True, help="why it no longer stands")
     p.add_argument("--replaced-by", metavar="NOTE", help="the note that replaces it")
+    _expect_option(p, pair=False)
     p.set_defaults(handler=_guarded(run_defeat))
+
+
+def _expect_option(p: argparse.ArgumentParser, *, pair: bool) -> None:
+    p.add_argument(
+        "--expect-sha",
+        nargs=2 if pair else 1,
+        metavar=("SHA_A", "SHA_B") if pair else "SHA",
+        help="the sha256 of the note(s) as you saw them; a note changed since is refused "
+        "(exit 75). Default: the hashes the last scan recorded for this pair or note",
+    )
+
+
+def seen_hashes(
+    root: Path, names: Sequence[str], expected: Sequence[str] | None
+) -> dict[str, str] | None:
+    """path → sha256 the user saw: ``--expect-sha``, else what the last scan recorded.
+
+    The scan showed each pair with the hashes of the bytes it read (``Pair.sha_a``);
+    an action on those notes must apply to those bytes, not to an edit made since.
+    None when nothing says what was seen (the action then applies to the notes as
+    they are now).
+    """
+    files = VaultFiles(root)
+    paths: list[str | None] = []
+    for name in names:
+        try:
+            paths.append(files.locate(name))
+        except ReviewRefused:
+            paths.append(None)  # the action reports it with its own message
+    if expected is not None:
+        for sha in expected:
+            if not re.fullmatch(r"[0-9a-fA-F]{64}", sha):
+                raise BadInput(
+                    f"--expect-sha {sha!r} is not a sha256 (64 hex digits) — copy it from "
+                    "`antinomy scan --json` (sha_a, sha_b) or `sha256sum`."
+                )
+        return {p: sha.lower() for p, sha in zip(paths, expected, strict=True) if p is not None}
+    run = load_last_run(root)
+    if run is None:
+        return None
+    wanted = {p for p in paths if p is not None}
+    seen: dict[str, str] = {}
+    for pair in run.pairs:
+        shas = {pair.path_a: pair.sha_a, pair.path_b: pair.sha_b}
+        if len(names) == 2 and set(shas) != wanted:
+            continue
+        seen.update({p: sha for p, sha in shas.items() if p in wanted and sha})
+    return seen or None
+
+
+def remember_written(root: Path, result: ReviewResult) -> None:
+    """After our own write, the last scan's hashes of those notes are the new bytes:
+    a second action on a note this command just changed is not "changed since shown"."""
+    run = load_last_run(root)
+    if run is None or not result.changed:
+        return
+    now: dict[str, str] = {}
+    for path in result.changed:
+        try:
+            now[path] = hashlib.sha256((root / path).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    pairs = tuple(
+        replace(
+            pair,
+            sha_a=now.get(pair.path_a, pair.sha_a),
+            sha_b=now.get(pair.path_b, pair.sha_b),
+        )
+        for pair in run.pairs
+    )
+    if pairs != run.pairs:
+        save_last_run(root, replace(run, pairs=pairs))
 
 
 def _command(
@@ -156,6 +237,8 @@ def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
 
 
 def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
+    if result.operation_id is not None:
+        remember_written(root, result)
     undo = (
         shlex.join(["antinomy", "tx", "undo", result.operation_id, "--vault", str(root)])
         if result.operation_id
@@ -178,12 +261,15 @@ def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
 
 def run_dismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    return _done(args, root, dismiss_pair(root, args.a, args.b, on_change=_follow(root)))
+    seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
+    return _done(args, root, dismiss_pair(root, args.a, args.b, seen=seen, on_change=_follow(root)))
 
 
 def run_undismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    return _done(args, root, undismiss_pair(root, args.a, args.b, on_change=_follow(root)))
+    seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
+    result = undismiss_pair(root, args.a, args.b, seen=seen, on_change=_follow(root))
+    return _done(args, root, result)
 
 
 def run_elevate(args: argparse.Namespace) -> int:
@@ -196,6 +282,7 @@ def run_elevate(args: argparse.Namespace) -> int:
         then_clause=args.then_clause,
         grey_zone=args.grey_zone,
         folder=args.folder,
+        seen=seen_hashes(root, [args.tension], args.expect_sha),
         on_change=_follow(root),
     )
     return _done(args, root, result)
@@ -203,7 +290,8 @@ def run_elevate(args: argparse.Namespace) -> int:
 
 def run_resolve(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    return _done(args, root, resolve_tension(root, args.note, on_change=_follow(root)))
+    seen = seen_hashes(root, [args.note], args.expect_sha)
+    return _done(args, root, resolve_tension(root, args.note, seen=seen, on_change=_follow(root)))
 
 
 def run_defeat(args: argparse.Namespace) -> int:
@@ -213,6 +301,7 @@ def run_defeat(args: argparse.Namespace) -> int:
         args.note,
         motive=args.motive,
         replaced_by=args.replaced_by,
+        seen=seen_hashes(root, [args.note], args.expect_sha),
         on_change=_follow(root),
     )
     return _done(args, root, result)

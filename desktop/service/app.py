@@ -1,8 +1,9 @@
 """The ASGI application behind the endpoint: one front door, then the route table.
 
 Every request passes, in order: ``Host`` (403), ``Origin`` (403), bearer token
-(401; ``GET /healthz`` is the one open route), route and method (404/405),
-``Content-Type: application/json`` (415), body size (413), JSON object (400).
+(401; ``GET /healthz`` and the proof ``GET /v1/hello`` are the open routes), route
+and method (404/405), ``Content-Type: application/json`` (415), body size (413),
+JSON object (400: also for nesting too deep, a number too long, a lone surrogate).
 Errors are JSON in the OpenAI shape, so OpenAI clients show the message::
 
     {"error": {"message": "...", "type": "invalid_request_error", "code": 400}}
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -29,7 +31,7 @@ from desktop.service.errors import (
     UnsupportedMediaType,
 )
 from desktop.service.routes import JsonBody, RouteTable
-from desktop.service.security import Guardrails
+from desktop.service.security import NONCE_HEADER, PROOF_PATH, PROOF_SCHEME, Guardrails
 from inference.errors import AntinomyError, ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -76,10 +78,14 @@ class EndpointApp:
         except AntinomyError as exc:
             status, body = 422, error_body(exc, 422)
         except Exception as exc:
+            # The exception's own text may name files or internals: it goes to the log only.
             log.exception("endpoint: %s %s failed", scope.get("method"), scope.get("path"))
             status = 500
             body = error_body(
-                RuntimeError(f"Internal error ({type(exc).__name__}: {exc}) — see the server log."),
+                RuntimeError(
+                    f"Internal error ({type(exc).__name__}) — see the server log "
+                    "(`antinomy serve` prints it; the app's log is in the Debug panel)."
+                ),
                 500,
             )
         if scope.get("method") == "POST":
@@ -92,6 +98,10 @@ class EndpointApp:
         g.check_origin(headers)
         path: str = scope.get("path", "")
         method: str = scope.get("method", "GET")
+        if path == PROOF_PATH and method == "GET":
+            # Open, like /healthz: the hook asks it *before* it sends the token (or anything
+            # else) to whatever listens on the port; only the holder of the token can answer.
+            return {"proof": g.prove(headers.get(NONCE_HEADER, "")), "scheme": PROOF_SCHEME}
         if path not in OPEN_PATHS:
             g.check_token(headers)
         if method == "GET":
@@ -111,10 +121,7 @@ class EndpointApp:
                 "'application/json'."
             )
         raw = await reader.read(headers, g.max_body)
-        try:
-            parsed = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BadRequest(f"The body is not valid JSON: {exc}.") from None
+        parsed = parse_body(raw)
         if not isinstance(parsed, dict):
             raise BadRequest(f"The body must be a JSON object, not {type(parsed).__name__}.")
         result: Any
@@ -132,6 +139,58 @@ class EndpointApp:
             other = "GET" if method != "GET" else "POST"
             return MethodNotAllowed(f"{method} is not supported on {path}; use {other}.")
         return NotFound(f"No route {path}. Routes: {', '.join(self.routes.paths())}.")
+
+
+#: A ``\\uD800``–``\\uDFFF`` escape: only then can the parsed text hold a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def parse_body(raw: bytes) -> Any:
+    """The body as JSON, or :class:`BadRequest` with what is wrong — never an internal error.
+
+    Beyond syntax this refuses what ``json.loads`` accepts (or crashes on) but no
+    handler can use: nesting deep enough to exhaust the parser's stack, integers
+    with more digits than Python converts, and lone UTF-16 surrogates
+    (``"\\ud800"``), which cannot be written as UTF-8 anywhere later.
+    """
+    try:
+        parsed = json.loads(raw)
+    except RecursionError:
+        raise BadRequest(
+            "The body is nested too deeply to read: send at most a few levels of arrays "
+            "and objects."
+        ) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"The body is not valid JSON: {exc}.") from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string…"
+        raise BadRequest(f"The body holds a value that cannot be read: {exc}.") from None
+    if _SURROGATE_ESCAPE.search(raw):
+        where = _lone_surrogate(parsed)
+        if where is not None:
+            raise BadRequest(
+                f"The body holds a lone UTF-16 surrogate escape (\\u{ord(where):04x}), which is "
+                "not a character: send the text as valid Unicode (a pair like \\ud83d\\ude00 "
+                "is fine)."
+            )
+    return parsed
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in the strings (and keys) of ``value``, iteratively."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return item[exc.start]
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 class _BodyReader:

@@ -4,15 +4,23 @@ Started as a fresh process on every tool call, so it imports only the standard
 library (and not even ``http.client``: a few lines of HTTP over a socket cost
 less than that import). Subcommands::
 
-    antinomy-hook pretooluse       [--mode warn|ask] [--budget-ms N] [--port N]
-    antinomy-hook sessionstart     [--vault DIR] [--port N]
+    antinomy-hook pretooluse       [--mode warn|ask] [--budget-ms N] [--port N] [--home DIR]
+    antinomy-hook sessionstart     [--vault DIR] [--port N] [--budget-ms N]
     antinomy-hook userpromptsubmit [--budget-ms N] [--port N]
 
 ``pretooluse`` reads the PreToolUse JSON on stdin (Claude Code: ``tool_name``
 Bash/Write/Edit/MultiEdit; Codex: Bash, or ``apply_patch`` with the patch in
 ``tool_input.command``), makes a summary of the pending change (at most 2 KB;
-under 12 characters it asks nothing), and asks ``POST /v1/guard/check``. It
-prints the endpoint's hook output only when there is one.
+under 12 characters it asks nothing), and asks ``POST /v1/guard/check``.
+
+It trusts only the real endpoint. Before the token or the summary leaves the
+process, the listener must prove it holds the token: on the same connection the
+hook sends ``GET /v1/hello`` with a fresh nonce and checks the answer against
+HMAC-SHA256(token, "antinomy-endpoint-proof/1 port=<port> nonce=<nonce>"); a
+program squatting the port cannot answer, and gets nothing. The hook then
+builds its own stdout from the validated verdict — a warning
+(``additionalContext``) or ``permissionDecision: "ask"`` with the reason — and
+never emits ``allow`` nor passes on JSON it did not build.
 
 It fails open. The whole process has a hard budget (default 300 ms, counted
 from the process's start where the OS says when that was): on timeout, a
@@ -20,7 +28,11 @@ refused connection, a bad token, or any error it prints nothing on stdout,
 one line on stderr, and exits 0. It never exits 2 (which would block the tool).
 
 ``sessionstart`` makes sure the endpoint is up, starting ``antinomy serve`` in
-the background if it is not, so the guard is warm before the first tool call.
+the background if it is not, and waits (within its own budget, default 20 s)
+until ``/healthz`` says the engines are warm and the decisions read, so the
+first tool call is checked; if that does not happen it says so in one line.
+``--home DIR`` sets ``ANTINOMY_HOME`` (installed commands carry it when the
+app's home is relocated).
 ``userpromptsubmit`` asks ``POST /v1/recall`` (the memory feature) and adds
 what it returns as context; while that route does not exist it does nothing.
 """
@@ -40,6 +52,14 @@ if TYPE_CHECKING:
 
 #: The hook's whole budget; the endpoint answers well inside it when warm.
 BUDGET_MS = 300
+#: ``sessionstart`` waits this long for the endpoint to be ready (the agent's own
+#: timeout for that hook entry is longer: see hook_install.SESSIONSTART_TIMEOUT).
+SESSIONSTART_BUDGET_MS = 20_000
+#: Longest answer read from the endpoint, and longest text passed on to the agent.
+_ANSWER_MAX = 1 << 20
+_TEXT_MAX = 4000
+_CONTEXT_MAX = 20_000
+PROOF_PATH = "/v1/hello"
 DEFAULT_PORT = 8765
 SUMMARY_MAX_BYTES = 2048
 SUMMARY_MIN_CHARS = 12
@@ -200,6 +220,149 @@ def _remaining(deadline: float) -> float:
     return left
 
 
+def _sha256() -> Any:
+    """SHA-256 without ``hashlib``'s OpenSSL import (~10 ms on every tool call)."""
+    import importlib  # already loaded by the interpreter's start-up: costs nothing
+
+    for name in ("_sha256", "_sha2"):  # Python 3.11; 3.12 and later
+        try:
+            return importlib.import_module(name).sha256
+        except ImportError:
+            continue
+    from hashlib import sha256
+
+    return sha256
+
+
+def hmac_sha256(key: bytes, message: bytes) -> str:
+    """HMAC-SHA256 (RFC 2104) as hex — the same as ``hmac.new(key, message, 'sha256')``."""
+    sha256 = _sha256()
+    if len(key) > 64:
+        key = sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    inner = sha256(bytes(b ^ 0x36 for b in key) + message).digest()
+    return str(sha256(bytes(b ^ 0x5C for b in key) + inner).hexdigest())
+
+
+def proof_for(token: str, port: int, nonce: str) -> str:
+    message = f"antinomy-endpoint-proof/1 port={port} nonce={nonce}".encode("ascii")
+    return hmac_sha256(token.encode("utf-8"), message)
+
+
+def _same(a: str, b: str) -> bool:
+    from _operator import _compare_digest  # what hmac.compare_digest is
+
+    return bool(_compare_digest(a.encode("utf-8"), b.encode("utf-8")))
+
+
+class Connection:
+    """One HTTP/1.1 keep-alive connection to 127.0.0.1:port; all of it before ``deadline``."""
+
+    def __init__(self, port: int, deadline: float) -> None:
+        self.port = port
+        self.deadline = deadline
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=_remaining(deadline))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._buffer = b""
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        headers: tuple[str, ...] = (),
+        last: bool = True,
+    ) -> tuple[int, Any]:
+        data = b"" if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        head = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: 127.0.0.1:{self.port}",
+            "Connection: close" if last else "Connection: keep-alive",
+            "Content-Type: application/json",
+            f"Content-Length: {len(data)}",
+            *headers,
+        ]
+        self.sock.settimeout(_remaining(self.deadline))
+        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
+        while b"\r\n\r\n" not in self._buffer:
+            self._receive()
+        header, _, rest = self._buffer.partition(b"\r\n\r\n")
+        lines = header.split(b"\r\n")
+        status_line = lines[0].split()
+        if len(status_line) < 2 or not status_line[1].isdigit():
+            raise HookFailure("the answer on the endpoint's port is not HTTP; tool allowed")
+        length = None
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                length = int(value.strip())
+        if length is None or length > _ANSWER_MAX:
+            if not last:
+                raise HookFailure(
+                    "the answer on the endpoint's port has no usable length; tool allowed"
+                )
+            while self._receive():
+                pass
+            payload, self._buffer = self._buffer.partition(b"\r\n\r\n")[2], b""
+        else:
+            while len(rest) < length:
+                if not self._receive():
+                    raise HookFailure("the endpoint's answer was cut short; tool allowed")
+                rest = self._buffer.partition(b"\r\n\r\n")[2]
+            payload, self._buffer = rest[:length], rest[length:]
+        status = int(status_line[1])
+        try:
+            parsed = json.loads(payload) if payload.strip() else {}
+        except ValueError:
+            raise HookFailure(
+                f"the endpoint answered {status} without JSON; tool allowed"
+            ) from None
+        return status, parsed
+
+    def _receive(self) -> bool:
+        self.sock.settimeout(_remaining(self.deadline))
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            if b"\r\n\r\n" not in self._buffer:
+                raise HookFailure(
+                    "the endpoint closed the connection without an answer; tool allowed"
+                )
+            return False
+        self._buffer += chunk
+        if len(self._buffer) > _ANSWER_MAX + 65536:
+            raise HookFailure("the answer on the endpoint's port is too large; tool allowed")
+        return True
+
+
+def prove_endpoint(conn: Connection, token: str) -> None:
+    """Make the listener prove it holds ``token`` before anything is sent to it."""
+    nonce = os.urandom(18).hex()
+    status, answer = conn.request(
+        "GET", PROOF_PATH, None, headers=(f"X-Antinomy-Nonce: {nonce}",), last=False
+    )
+    proof = answer.get("proof") if isinstance(answer, dict) else None
+    if (
+        status != 200
+        or not isinstance(proof, str)
+        or not _same(proof, proof_for(token, conn.port, nonce))
+    ):
+        raise HookFailure(
+            f"what listens on 127.0.0.1:{conn.port} did not prove it holds the endpoint token "
+            "(another program on the port, an older Antinomy, or a changed token); nothing "
+            "was sent to it, tool allowed"
+        )
+
+
 def request(
     method: str,
     path: str,
@@ -209,43 +372,13 @@ def request(
     token: str | None,
     deadline: float,
 ) -> tuple[int, Any]:
-    """One HTTP/1.1 request to 127.0.0.1:port, all of it before ``deadline``."""
-    data = b"" if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
-    head = [
-        f"{method} {path} HTTP/1.1",
-        f"Host: 127.0.0.1:{port}",
-        "Connection: close",
-        "Content-Type: application/json",
-        f"Content-Length: {len(data)}",
-    ]
-    if token:
-        head.append(f"Authorization: Bearer {token}")
-    message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data
-    sock = socket.create_connection(("127.0.0.1", port), timeout=_remaining(deadline))
-    try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(_remaining(deadline))
-        sock.sendall(message)
-        chunks: list[bytes] = []
-        while True:
-            sock.settimeout(_remaining(deadline))
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        sock.close()
-    raw = b"".join(chunks)
-    header, _, payload = raw.partition(b"\r\n\r\n")
-    status_line = header.split(b"\r\n", 1)[0].split()
-    if len(status_line) < 2 or not status_line[1].isdigit():
-        raise HookFailure("the endpoint's answer is not HTTP; tool allowed")
-    status = int(status_line[1])
-    try:
-        parsed = json.loads(payload) if payload.strip() else {}
-    except ValueError:
-        raise HookFailure(f"the endpoint answered {status} without JSON; tool allowed") from None
-    return status, parsed
+    """One request on its own connection. With ``token``, the endpoint first proves it
+    holds it (on the same connection); only then do the token and ``body`` go."""
+    with Connection(port, deadline) as conn:
+        if token is None:
+            return conn.request(method, path, body)
+        prove_endpoint(conn, token)
+        return conn.request(method, path, body, headers=(f"Authorization: Bearer {token}",))
 
 
 def _error_message(answer: Any) -> str:
@@ -275,6 +408,8 @@ def _post(path: str, body: dict[str, Any], opts: dict[str, Any], deadline: float
     token = read_token()
     try:
         status, answer = request("POST", path, body, port=port, token=token, deadline=deadline)
+    except HookFailure:
+        raise
     except ConnectionRefusedError:
         raise HookFailure(f"endpoint not running on 127.0.0.1:{port}; tool allowed") from None
     except TimeoutError:
@@ -308,8 +443,52 @@ def pretooluse(opts: dict[str, Any], deadline: float) -> str | None:
     if opts.get("mode"):
         body["mode"] = opts["mode"]
     answer = _post("/v1/guard/check", body, opts, deadline)
-    output = answer.get("output") if isinstance(answer, dict) else None
-    return json.dumps(output, ensure_ascii=False) if isinstance(output, dict) else None
+    return guard_output(answer)
+
+
+def _clean(text: str, limit: int) -> str:
+    """Text for the agent: no control characters but newlines and tabs, bounded."""
+    kept = "".join(c for c in text if c >= " " or c in "\n\t")
+    return kept[:limit].strip()
+
+
+def guard_output(answer: Any) -> str | None:
+    """The hook's stdout for a guard answer, built here from a validated verdict.
+
+    Only ``warn`` (``additionalContext``) and ``ask`` (``permissionDecision: "ask"``)
+    print anything; ``allow`` is never emitted, and nothing the endpoint sent is
+    passed on but the warning text (a string, cleaned and bounded).
+    """
+    if not isinstance(answer, dict):
+        return None
+    verdict = answer.get("verdict")
+    if verdict not in ("warn", "ask"):
+        return None
+    output = answer.get("output")
+    inner = output.get("hookSpecificOutput") if isinstance(output, dict) else None
+    key = "permissionDecisionReason" if verdict == "ask" else "additionalContext"
+    text = inner.get(key) if isinstance(inner, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        decision = answer.get("decision")
+        fields = ("id", "title", "path")
+        if not isinstance(decision, dict) or not all(
+            isinstance(decision.get(k), str) for k in fields
+        ):
+            return None
+        text = (
+            f"⚠ This change may contradict decision {decision['id']}: {decision['title']} "
+            f"(vault note {decision['path']}). Read the decision before going ahead."
+        )
+    text = _clean(text, _TEXT_MAX)
+    if not text:
+        return None
+    built: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if verdict == "ask":
+        built["permissionDecision"] = "ask"
+        built["permissionDecisionReason"] = text
+    else:
+        built["additionalContext"] = text
+    return json.dumps({"hookSpecificOutput": built}, ensure_ascii=False)
 
 
 def userpromptsubmit(opts: dict[str, Any], deadline: float) -> str | None:
@@ -325,36 +504,88 @@ def userpromptsubmit(opts: dict[str, Any], deadline: float) -> str | None:
     answer = _post("/v1/recall", body, opts, deadline)
     if not isinstance(answer, dict):
         return None
-    if isinstance(answer.get("output"), dict):
-        return json.dumps(answer["output"], ensure_ascii=False)
     context = answer.get("additionalContext")
-    if isinstance(context, str) and context.strip():
-        output = {
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": context,
-            }
-        }
-        return json.dumps(output, ensure_ascii=False)
-    return None
+    output = answer.get("output")
+    inner = output.get("hookSpecificOutput") if isinstance(output, dict) else None
+    if not isinstance(context, str) and isinstance(inner, dict):
+        context = inner.get("additionalContext")
+    if not isinstance(context, str):
+        return None
+    context = _clean(context, _CONTEXT_MAX)
+    if not context:
+        return None
+    built = {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
+    }
+    return json.dumps(built, ensure_ascii=False)
 
 
 def sessionstart(opts: dict[str, Any], deadline: float) -> str | None:
-    """Start ``antinomy serve`` in the background unless the endpoint answers. Prints nothing
-    (a SessionStart hook's stdout would become context for the agent)."""
+    """Leave the endpoint ready for the first tool call: start ``antinomy serve`` in the
+    background unless it answers, then wait (within the budget) until ``/healthz`` says
+    the engines are warm and the decisions read. Prints nothing on stdout (a SessionStart
+    hook's stdout would become context for the agent); one stderr line when it started
+    the endpoint, or when the endpoint is not ready in time."""
     if sys.stdin is not None and not sys.stdin.isatty():
         sys.stdin.read(_STDIN_MAX)  # the agent's payload; nothing in it is needed
     port = endpoint_port(opts.get("port"))
-    try:
-        status, _ = request("GET", "/healthz", None, port=port, token=None, deadline=deadline)
-        if status == 200:
-            return None
-    except (OSError, HookFailure):
-        pass
+    began = time.monotonic()
+    health = _health(port, deadline)
+    started = False
     lock = _config_file("serve-starting")
+    if health is None:
+        started = _start_serve(port, opts, lock)
+    while not (health and health.get("ready") is True):
+        if health and (
+            health.get("models") in ("failed", "closed") or health.get("guard") == "error"
+        ):
+            raise HookFailure(
+                f"the endpoint on 127.0.0.1:{port} is up but not usable (models "
+                f"{health.get('models')}, guard {health.get('guard')}) — see `antinomy doctor`; "
+                "tool calls pass unchecked"
+            )
+        if deadline - time.monotonic() < 0.15:
+            state = (
+                "not answering"
+                if health is None
+                else f"models {health.get('models')}, decisions {health.get('guard')}"
+            )
+            raise HookFailure(
+                f"the endpoint on 127.0.0.1:{port} was not ready within "
+                f"{opts.get('budget_ms', SESSIONSTART_BUDGET_MS) / 1000:g} s ({state}); the "
+                "first tool calls may pass unchecked"
+            )
+        time.sleep(0.1)
+        health = _health(port, deadline)
+    with Connection(port, deadline) as conn:
+        prove_endpoint(conn, read_token())
+    if started:
+        try:  # noqa: SIM105 - contextlib is one more import on every hook call
+            os.unlink(lock)
+        except OSError:
+            pass
+        raise HookFailure(
+            f"started `antinomy serve` on port {port}; ready (engines warm, decisions read) "
+            f"in {time.monotonic() - began:.1f} s"
+        )
+    return None
+
+
+def _health(port: int, deadline: float) -> dict[str, Any] | None:
+    """``/healthz``'s answer, or None when nothing answers on the port (yet)."""
+    try:
+        status, answer = request("GET", "/healthz", None, port=port, token=None, deadline=deadline)
+    except (OSError, HookFailure):
+        return None
+    return answer if status == 200 and isinstance(answer, dict) else None
+
+
+def _start_serve(port: int, opts: dict[str, Any], lock: str) -> bool:
+    """Start ``antinomy serve`` in the background (log in ``serve.log``), unless another
+    session did so less than 30 s ago. True when this call started it."""
     try:
         if time.time() - os.stat(lock).st_mtime < 30:
-            return None  # another session is starting it right now
+            return False  # another session is starting it right now: wait for it
     except OSError:
         pass
     os.makedirs(config_dir(), exist_ok=True)
@@ -377,7 +608,7 @@ def sessionstart(opts: dict[str, Any], deadline: float) -> str | None:
         )
     finally:
         log.close()
-    raise HookFailure(f"endpoint was down; starting `antinomy serve` on port {port}")
+    return True
 
 
 SUBCOMMANDS = {
@@ -404,6 +635,10 @@ def parse_args(argv: list[str]) -> tuple[str, dict[str, Any]]:
             opts["port"] = int(value)
         elif flag == "--vault" and value:
             opts["vault"] = value
+        elif flag == "--home" and value:
+            # Before anything reads the config folder; `antinomy serve` started from
+            # here inherits it too.
+            os.environ["ANTINOMY_HOME"] = value
         else:
             raise HookFailure(f"unknown option {flag} {value}".rstrip() + "; nothing done")
     return argv[0], opts
@@ -414,8 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     deadline = process_start_deadline(BUDGET_MS / 1000)
     try:
         command, opts = parse_args(list(sys.argv[1:] if argv is None else argv))
-        if "budget_ms" in opts:
-            deadline = process_start_deadline(opts["budget_ms"] / 1000)
+        default = SESSIONSTART_BUDGET_MS if command == "sessionstart" else BUDGET_MS
+        deadline = process_start_deadline(opts.get("budget_ms", default) / 1000)
         out = SUBCOMMANDS[command](opts, deadline)
         if out:
             sys.stdout.write(out + "\n")

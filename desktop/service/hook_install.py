@@ -31,6 +31,8 @@ CLAUDE_TOOLS = "Write|Edit|MultiEdit|Bash"
 CODEX_TOOLS = "Bash|apply_patch"
 #: Outer safety net for the agent, in seconds; the client keeps its own 300 ms budget.
 AGENT_TIMEOUT = 3
+#: SessionStart waits up to 20 s for the endpoint to be ready (hook.SESSIONSTART_BUDGET_MS).
+SESSIONSTART_TIMEOUT = 30
 
 
 class HooksError(AntinomyError):
@@ -74,23 +76,32 @@ def _command(sub: str, extra: list[str]) -> str:
 def our_entries(
     agent: str, *, mode: str | None, vault: Path | None, port: int | None
 ) -> dict[str, dict[str, Any]]:
-    """Event name → the matcher group we add."""
+    """Event name → the matcher group we add.
+
+    When the app's home is relocated (``ANTINOMY_HOME`` set while installing), every
+    command carries ``--home`` with it: the agent starts hooks without our
+    environment, and the client would otherwise look for the token and
+    ``endpoint.json`` in the default folder.
+    """
+    home = os.environ.get("ANTINOMY_HOME", "").strip()
     common = ["--port", str(port)] if port else []
+    if home:
+        common += ["--home", str(Path(home).expanduser().resolve())]
     pre = common + (["--mode", mode] if mode else [])
     start = common + (["--vault", str(vault)] if vault else [])
 
-    def group(command: str, matcher: str | None) -> dict[str, Any]:
+    def group(command: str, matcher: str | None, timeout: int = AGENT_TIMEOUT) -> dict[str, Any]:
         entry: dict[str, Any] = {}
         if matcher:
             entry["matcher"] = matcher
-        entry["hooks"] = [{"type": "command", "command": command, "timeout": AGENT_TIMEOUT}]
+        entry["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
         return entry
 
     tools = CLAUDE_TOOLS if agent == "claude" else CODEX_TOOLS
     starts = None if agent == "claude" else "startup|resume"
     return {
         "PreToolUse": group(_command("pretooluse", pre), tools),
-        "SessionStart": group(_command("sessionstart", start), starts),
+        "SessionStart": group(_command("sessionstart", start), starts, SESSIONSTART_TIMEOUT),
         "UserPromptSubmit": group(_command("userpromptsubmit", common), None),
     }
 

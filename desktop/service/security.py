@@ -14,22 +14,39 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
 import logging
 import os
+import re
 import secrets
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.service.errors import Forbidden, Unauthorized
+from desktop.service.errors import BadRequest, Forbidden, Unauthorized
 from inference.paths import config_dir
 
 log = logging.getLogger(__name__)
 
 TOKEN_FILE = "endpoint-token"
 LOOPBACK_NAMES = ("127.0.0.1", "[::1]", "localhost")
+
+#: The endpoint proves it holds the token before the hook sends anything: the hook
+#: asks ``GET /v1/hello`` with a fresh random nonce in ``X-Antinomy-Nonce`` and checks
+#: ``proof`` = HMAC-SHA256(token, "antinomy-endpoint-proof/1 port=<port> nonce=<nonce>").
+#: The port is in the message, so a squatter on another port cannot relay the
+#: question to the real endpoint and replay its answer. desktop/service/hook.py
+#: computes the same (it cannot import this module: it runs without site-packages).
+PROOF_PATH = "/v1/hello"
+PROOF_SCHEME = "hmac-sha256/1"
+NONCE_HEADER = "x-antinomy-nonce"
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
+
+
+def proof_message(port: int, nonce: str) -> bytes:
+    return f"antinomy-endpoint-proof/1 port={port} nonce={nonce}".encode("ascii")
 
 
 def token_path() -> Path:
@@ -81,9 +98,20 @@ class Guardrails:
     def allowed_origins(self) -> frozenset[str]:
         return frozenset(f"http://{host}" for host in self.allowed_hosts)
 
+    def prove(self, nonce: str) -> str:
+        """The answer to the hook's challenge (see :data:`PROOF_PATH`)."""
+        if not _NONCE.fullmatch(nonce):
+            raise BadRequest(
+                f"Send a nonce of 16–128 letters, digits, '-' or '_' in the {NONCE_HEADER} "
+                "header to get the endpoint's proof."
+            )
+        return hmac.new(
+            self.token.encode("utf-8"), proof_message(self.port, nonce), hashlib.sha256
+        ).hexdigest()
+
     def check_host(self, headers: Mapping[str, str]) -> None:
         host = headers.get("host", "").strip().lower()
-        if host not in self.allowed_hosts:
+        if not host or host not in self.allowed_hosts:
             shown = host or "(none)"
             raise Forbidden(
                 f"Host {shown!r} is refused: this endpoint answers only to "

@@ -22,6 +22,7 @@ import errno
 import json
 import logging
 import os
+import secrets
 import socket
 import threading
 import time
@@ -35,6 +36,7 @@ import inference
 from desktop.flows.memory.endpoint import memory_routes
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
+from desktop.service.connections import MAX_CONNECTIONS, REQUEST_READ_SECONDS, guarded_protocol
 from desktop.service.embeddings import TokenCounter, embedding_routes
 from desktop.service.errors import EndpointError
 from desktop.service.guard_log import GuardLog
@@ -48,7 +50,7 @@ from desktop.service.routes import (
 )
 from desktop.service.security import Guardrails, load_or_create_token
 from inference.paths import config_dir
-from inference.runtime import Runtime
+from inference.runtime import Runtime, State
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,11 @@ class EndpointHandle:
         context: ServiceContext,
         workers: ThreadPoolExecutor,
         published: Path | None,
+        urgent: ThreadPoolExecutor | None = None,
         guard: GuardService | None,
+        instance: str = "",
+        previous: dict[str, Any] | None = None,
+        protocol: Any = None,
     ) -> None:
         self._server = server
         self._thread = thread
@@ -85,7 +91,12 @@ class EndpointHandle:
         self.guard_log = context.guard_log
         self.batcher = context.batcher
         self._workers = workers
+        self._urgent = urgent
         self._published = published
+        self._instance = instance
+        self._previous = previous
+        #: The connection protocol class: ``open_count``, ``timed_out``, ``refused``.
+        self.connections = protocol
         #: The vault's guard (None without ``guard=True``); ``guard.refresh_now()``
         #: after the GUI re-indexed, ``guard.switch`` for its settings.
         self.guard = guard
@@ -110,8 +121,10 @@ class EndpointHandle:
         if self.guard is not None:
             self.guard.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
+        if self._urgent is not None:
+            self._urgent.shutdown(wait=False, cancel_futures=True)
         if self._published is not None:
-            _unpublish(self._published)
+            _unpublish(self._published, self._instance, self._previous)
             self._published = None
 
 
@@ -157,31 +170,81 @@ def _bind(port: int) -> list[socket.socket]:
     return sockets
 
 
-def _publish(port: int, vault_root: Path | None) -> Path:
+#: Endpoints running in this process, by the instance id they published under.
+_LIVE_INSTANCES: set[str] = set()
+
+
+def _publish(
+    port: int, vault_root: Path | None, instance: str
+) -> tuple[Path, dict[str, Any] | None]:
+    """Write ``endpoint.json`` for this endpoint; returns the path and what it replaced
+    when that still names a live endpoint (restored when this one stops)."""
     path = endpoint_file()
     path.parent.mkdir(parents=True, exist_ok=True)
+    previous = _read_published(path)
     info = {
         "port": port,
         "pid": os.getpid(),
+        "instance": instance,
         "url": f"http://127.0.0.1:{port}",
         "vault": str(vault_root) if vault_root else None,
         "started": time.time(),
     }
-    tmp = path.with_name(f".{ENDPOINT_FILE}.{os.getpid()}.tmp")
+    _write_published(path, info)
+    _LIVE_INSTANCES.add(instance)
+    return path, previous if previous is not None and _alive(previous) else None
+
+
+def _unpublish(path: Path, instance: str, previous: dict[str, Any] | None) -> None:
+    """Only the endpoint that wrote ``endpoint.json`` takes it away — and if it had
+    replaced one that still runs, that one's entry is put back, so a second
+    ``antinomy serve`` that stops never switches the first one's guard off."""
+    _LIVE_INSTANCES.discard(instance)
+    info = _read_published(path)
+    if info is None or info.get("instance") != instance:
+        return  # another endpoint published since: its file, not ours
+    try:
+        if previous is not None and _alive(previous):
+            _write_published(path, previous)
+        else:
+            path.unlink()
+    except OSError as exc:
+        log.warning("endpoint: cannot update %s: %s", path, exc)
+
+
+def _read_published(path: Path) -> dict[str, Any] | None:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _write_published(path: Path, info: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{ENDPOINT_FILE}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(info, f)
     tmp.replace(path)
-    return path
 
 
-def _unpublish(path: Path) -> None:
+def _alive(info: dict[str, Any]) -> bool:
+    """Does the endpoint ``info`` names still run? (Its process, or, in this process,
+    its instance.)"""
+    pid = info.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return info.get("instance") in _LIVE_INSTANCES
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-        if info.get("pid") == os.getpid():
-            path.unlink()
-    except (OSError, ValueError):
-        pass
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: it exists
+    except OSError:
+        return False
+    return True
 
 
 def start_endpoint(
@@ -196,13 +259,18 @@ def start_endpoint(
     publish: bool = True,
     guard: bool = True,
     ready_timeout: float = 10.0,
+    read_seconds: float = REQUEST_READ_SECONDS,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> EndpointHandle:
     """Start serving; returns once the sockets accept connections. Any thread.
 
     ``port=0`` picks a free port (tests). ``runtime`` may still be loading: the
     embedding and guard routes answer 503 until the embedder is ready.
     ``publish`` writes ``<config dir>/endpoint.json`` (port, pid) for the hook
-    client. ``guard`` adds ``POST /v1/guard/check`` for ``vault_root``.
+    client; stopping removes it only if this endpoint wrote it (and puts back the
+    entry of an endpoint it replaced that still runs). A client has ``read_seconds``
+    to send a whole request; at most ``max_connections`` are held. ``guard`` adds
+    ``POST /v1/guard/check`` for ``vault_root``.
     Raises :class:`EndpointError` when the port is taken.
     """
     sockets = _bind(port)
@@ -210,7 +278,15 @@ def start_endpoint(
     guardrails = Guardrails(
         port=port, token=token or load_or_create_token(), max_body=max_body, max_batch=max_batch
     )
-    batcher = EmbedBatcher(lambda texts: runtime.submit_embed(texts), max_texts=max_batch)
+    # Guard checks and other small requests get a thread of their own on the same embedder
+    # (its ONNX session may run on two threads; its tokenizer is locked), so they never
+    # wait behind a bulk chunk on the runtime's embedder worker.
+    urgent = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed-urgent")
+    batcher = EmbedBatcher(
+        lambda texts: runtime.submit_embed(texts),
+        max_texts=max_batch,
+        submit_urgent=lambda texts: urgent.submit(lambda: runtime.embedder.embed(texts)),
+    )
     context = ServiceContext(
         runtime=runtime,
         vault_root=vault_root,
@@ -218,8 +294,8 @@ def start_endpoint(
         batcher=batcher,
     )
     routes = RouteTable()
-    _add_builtin_routes(routes, context, max_batch=max_batch)
     guard_service = GuardService(context) if guard else None
+    _add_builtin_routes(routes, context, max_batch=max_batch, guard=guard_service)
     if guard_service is not None:
         for path, handler in guard_service.routes().items():
             routes.register_route(path, handler)
@@ -228,10 +304,11 @@ def start_endpoint(
             routes.register_route(path, handler)
     workers = ThreadPoolExecutor(4, thread_name_prefix="antinomy-endpoint")
     app = EndpointApp(guardrails=guardrails, routes=routes, workers=workers)
+    protocol = guarded_protocol(read_seconds=read_seconds, max_connections=max_connections)
     config = uvicorn.Config(
         app,
         lifespan="off",
-        http="h11",
+        http=protocol,
         ws="none",
         log_config=None,
         log_level="warning",
@@ -268,7 +345,8 @@ def start_endpoint(
         time.sleep(0.005)
     if guard_service is not None:
         guard_service.start()
-    published = _publish(port, vault_root) if publish else None
+    instance = secrets.token_hex(8)
+    published, previous = _publish(port, vault_root, instance) if publish else (None, None)
     handle = EndpointHandle(
         server=server,
         thread=thread,
@@ -276,20 +354,40 @@ def start_endpoint(
         routes=routes,
         context=context,
         workers=workers,
+        urgent=urgent,
         published=published,
         guard=guard_service,
+        instance=instance,
+        previous=previous,
+        protocol=protocol,
     )
     log.info("endpoint listening on %s", handle.url)
     return handle
 
 
-def _add_builtin_routes(routes: RouteTable, context: ServiceContext, *, max_batch: int) -> None:
+def guard_state(guard: GuardService | None) -> str:
+    """``none`` (no guard route), ``ready`` (decisions read), ``error``, or ``reading``."""
+    if guard is None:
+        return "none"
+    if guard.ready.is_set():
+        return "ready"
+    return "error" if guard.error else "reading"
+
+
+def _add_builtin_routes(
+    routes: RouteTable, context: ServiceContext, *, max_batch: int, guard: GuardService | None
+) -> None:
     runtime = context.runtime
 
     async def healthz() -> JsonBody:
+        models = runtime.state.value
+        state = guard_state(guard)
         return {
             "status": "ok",
-            "models": runtime.state.value,
+            "models": models,
+            "guard": state,
+            # What ``antinomy-hook sessionstart`` waits for: engines warm, decisions read.
+            "ready": models == State.READY.value and state in ("ready", "none"),
             "version": inference.__version__,
             "vault": context.vault_root is not None,
         }

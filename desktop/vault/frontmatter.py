@@ -39,6 +39,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
 from desktop.vault.errors import VaultError
 from desktop.vault.yaml_layout import (
     Node,
@@ -377,7 +386,11 @@ def _load(split: Split) -> dict[Any, Any]:
     if not split.has_frontmatter:
         return {}
     try:
+        if "*" in split.yaml_text:  # no alias, no expansion to bound: skip the extra pass
+            _check_aliases(split.yaml_text)
         data = loader().load(split.yaml_text)
+    except FrontmatterError:
+        raise
     except Exception as exc:  # ruamel raises more than YAMLError (e.g. bad dates)
         raise _invalid_yaml(split.yaml_text, exc) from exc
     if data is None:
@@ -389,6 +402,61 @@ def _load(split: Split) -> dict[Any, Any]:
             line=_FIRST_YAML_LINE,
         )
     return data
+
+
+#: The most nodes a frontmatter may stand for once its aliases are expanded. A real
+#: note has a few dozen; nested ``&a [*a, *a, …]`` lines ("billion laughs") reach
+#: billions from a few hundred bytes and would take minutes and gigabytes to read.
+MAX_EXPANDED_NODES = 10_000
+
+
+def _check_aliases(yaml_text: str) -> None:
+    """Refuse aliases that refer to themselves or expand beyond :data:`MAX_EXPANDED_NODES`.
+
+    Walks the parser's events (cheap: nothing is built), sizing each anchored
+    node with the aliases inside it counted at their full expanded size.
+    """
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = []  # [anchor, expanded size so far]
+    for event in loader().parse(yaml_text):
+        if isinstance(event, AliasEvent):
+            if any(frame[0] == event.anchor for frame in stack):
+                raise _alias_refused(
+                    event, f"the alias *{event.anchor} refers to the node that contains it"
+                )
+            size = sizes.get(str(event.anchor), 1)
+        elif isinstance(event, ScalarEvent):
+            size = 1
+            if event.anchor is not None:
+                sizes[str(event.anchor)] = 1
+        elif isinstance(event, SequenceStartEvent | MappingStartEvent):
+            stack.append([event.anchor, 1])
+            continue
+        elif isinstance(event, SequenceEndEvent | MappingEndEvent) and stack:
+            anchor, size = stack.pop()
+            if anchor is not None:
+                sizes[str(anchor)] = size
+        else:
+            continue
+        if stack:
+            stack[-1][1] += size
+            size = stack[-1][1]
+        if size > MAX_EXPANDED_NODES:
+            raise _alias_refused(
+                event,
+                f"its aliases expand to more than {MAX_EXPANDED_NODES:,} values (an alias bomb?)",
+            )
+
+
+def _alias_refused(event: Any, reason: str) -> FrontmatterError:
+    mark = getattr(event, "start_mark", None)
+    line = mark.line + _FIRST_YAML_LINE if mark is not None else None
+    where = f" at line {line}" if line is not None else ""
+    return FrontmatterError(
+        f"Invalid YAML in the frontmatter{where}: {reason}. Antinomy does not expand it — "
+        "write the values out (or remove the anchors) and the note will be read again.",
+        line=line,
+    )
 
 
 def _invalid_yaml(yaml_text: str, exc: Exception) -> FrontmatterError:

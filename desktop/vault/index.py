@@ -11,9 +11,11 @@ are serialised by a lock, reads use the same connection (SQLite serialises).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import stat
 import threading
 import time
 from collections import Counter, defaultdict
@@ -26,7 +28,18 @@ import numpy as np
 
 from desktop.vault.db import IndexDatabase
 from desktop.vault.layout import state_dir, vault_root
-from desktop.vault.notes import DEFAULT_MAX_BYTES, Link, Note, NoteSkipped, read_note, relative_path
+from desktop.vault.notes import (
+    BAD_NAME_DETAIL,
+    DEFAULT_MAX_BYTES,
+    SYMLINK_LOOP_DETAIL,
+    Link,
+    Note,
+    NoteSkipped,
+    display_path,
+    not_regular_detail,
+    read_note,
+    relative_path,
+)
 from desktop.vault.vectors import EmbeddingModel, VectorStore, embed_notes
 
 log = logging.getLogger(__name__)
@@ -45,6 +58,9 @@ REASONS = {
     "too_large": "too large",
     "symlink_outside": "symlink out of the vault",
     "symlink_dir": "symlinked folder not followed",
+    "symlink_loop": "symlink loop",
+    "not_regular": "not a regular file",
+    "bad_name": "file name not UTF-8",
     "unreadable": "unreadable",
     "changing": "kept changing",
     "vanished": "vanished while read",
@@ -111,7 +127,9 @@ def walk_vault(root: Path) -> Iterator[tuple[str, os.stat_result | None, Coverag
 
     Dot-folders (``.obsidian``, ``.git``, ``.trash``, ``.antinomy``…) are not
     entered; symlinked folders are not followed; a symlinked note is read only
-    if it points inside the vault.
+    if it points inside the vault. No file can stop the walk: a symlink loop, a
+    name that is not UTF-8, a FIFO, socket or device named ``x.md`` is a skip
+    entry (only regular files are ever opened).
     """
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
@@ -121,14 +139,19 @@ def walk_vault(root: Path) -> Iterator[tuple[str, os.stat_result | None, Coverag
                 continue
             full = here / name
             if full.is_symlink():
+                rel = display_path(relative_path(root, full))
+                try:
+                    target = os.readlink(full)
+                except OSError as exc:
+                    target = f"unreadable: {exc.strerror or exc}"
                 yield (
-                    relative_path(root, full),
+                    rel,
                     None,
                     CoverageEntry(
-                        relative_path(root, full),
+                        rel,
                         "skipped",
                         "symlink_dir",
-                        f"symlinked folder (to {os.readlink(full)}) is not followed",
+                        f"symlinked folder (to {display_path(target)}) is not followed",
                     ),
                 )
                 continue
@@ -137,21 +160,33 @@ def walk_vault(root: Path) -> Iterator[tuple[str, os.stat_result | None, Coverag
         for name in sorted(filenames):
             if not name.lower().endswith(".md") or name.startswith("."):
                 continue
-            full = here / name
-            rel = relative_path(root, full)
-            if full.is_symlink():
-                target = full.resolve()
-                if not target.is_relative_to(root):
-                    yield (
-                        rel,
-                        None,
-                        CoverageEntry(rel, "skipped", "symlink_outside", f"points to {target}"),
-                    )
-                    continue
-            try:
-                yield rel, full.stat(), None
-            except OSError as exc:
-                yield rel, None, CoverageEntry(rel, "skipped", "unreadable", str(exc))
+            yield _walk_entry(root, here / name)
+
+
+def _walk_entry(root: Path, full: Path) -> tuple[str, os.stat_result | None, CoverageEntry | None]:
+    rel = relative_path(root, full)
+    shown = display_path(rel)
+    if shown != rel:  # SQLite (and every later reader) needs a name that is text
+        return shown, None, CoverageEntry(shown, "skipped", "bad_name", BAD_NAME_DETAIL)
+    try:
+        if full.is_symlink():
+            target = full.resolve(strict=True)
+            if not target.is_relative_to(root):
+                return (
+                    rel,
+                    None,
+                    CoverageEntry(rel, "skipped", "symlink_outside", f"points to {target}"),
+                )
+        st = full.stat()
+    except RuntimeError:  # Python < 3.13 reports a loop this way
+        return rel, None, CoverageEntry(rel, "skipped", "symlink_loop", SYMLINK_LOOP_DETAIL)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return rel, None, CoverageEntry(rel, "skipped", "symlink_loop", SYMLINK_LOOP_DETAIL)
+        return rel, None, CoverageEntry(rel, "skipped", "unreadable", str(exc))
+    if not stat.S_ISREG(st.st_mode):
+        return rel, None, CoverageEntry(rel, "skipped", "not_regular", not_regular_detail(st))
+    return rel, st, None
 
 
 class VaultIndex:
@@ -251,12 +286,14 @@ class VaultIndex:
                 part.startswith(".") for part in PurePosixPath(rel).parts
             ):
                 continue
-            if full.is_symlink() and not full.resolve().is_relative_to(self.root):
-                skipped[rel] = CoverageEntry(rel, "skipped", "symlink_outside", "points outside")
-            elif full.is_file():
-                seen[rel] = full.stat()
-            else:
-                gone.append(rel)
+            if not os.path.lexists(full) or (full.is_dir() and not full.is_symlink()):
+                gone.append(rel)  # a folder named x.md is not a note (the walk skips it too)
+                continue
+            shown, st, skip = _walk_entry(self.root, full)
+            if skip is not None:
+                skipped[shown] = skip
+            elif st is not None:
+                seen[rel] = st
         with self._write_lock:
             for entry in skipped.values():
                 self._set_coverage(entry, None)

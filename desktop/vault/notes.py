@@ -7,9 +7,11 @@ a sentence, which the index records in its coverage table.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -177,17 +179,21 @@ def parse_note(
 
 def read_note(root: Path, path: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Note:
     """Read ``root/path`` consistently: a file that changes while being read is
-    re-read, and reported as ``changing`` if it never holds still."""
+    re-read, and reported as ``changing`` if it never holds still.
+
+    Only a regular file is read: the file is opened without blocking (a FIFO
+    named ``x.md`` would otherwise wait for a writer for ever) and checked on
+    the open descriptor, so nothing swapped in after a check is read either.
+    """
     full = root / path
     for _ in range(READ_ATTEMPTS):
         try:
-            before = full.stat()
-            _check_size(before.st_size, max_bytes)  # never read a huge file whole
-            data = full.read_bytes()
-            after = full.stat()
+            data, before, after = _read_regular(full, max_bytes)
         except FileNotFoundError:
             raise NoteSkipped("vanished", "the file disappeared while being read") from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise NoteSkipped("symlink_loop", SYMLINK_LOOP_DETAIL) from None
             raise NoteSkipped("unreadable", f"cannot be read: {exc.strerror or exc}") from None
         if (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size) and len(
             data
@@ -196,6 +202,60 @@ def read_note(root: Path, path: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> N
     raise NoteSkipped(
         "changing", f"the file kept changing while being read ({READ_ATTEMPTS} attempts)"
     )
+
+
+def _read_regular(full: Path, max_bytes: int) -> tuple[bytes, os.stat_result, os.stat_result]:
+    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            raise NoteSkipped("not_regular", not_regular_detail(before))
+        _check_size(before.st_size, max_bytes)  # never read a huge file whole
+        chunks: list[bytes] = []
+        size = 0
+        while size <= before.st_size:  # one byte more than expected tells a growing file
+            chunk = os.read(fd, max(before.st_size - size + 1, 1))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        after = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return b"".join(chunks), before, after
+
+
+#: Coverage details of files the walk refuses before reading.
+SYMLINK_LOOP_DETAIL = "a symlink loop (the link points, directly or not, at itself)"
+BAD_NAME_DETAIL = (
+    "the file name is not valid UTF-8 (shown with \\x escapes); rename the file to read it"
+)
+
+
+def not_regular_detail(st: os.stat_result) -> str:
+    mode = st.st_mode
+    kind = (
+        "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a folder"
+        if stat.S_ISDIR(mode)
+        else "not a regular file"
+    )
+    return f"{kind}, not a regular file: only regular files are read"
+
+
+def display_path(rel: str) -> str:
+    """``rel`` as text that can be stored and shown: bytes of a name that are not
+    UTF-8 (Python keeps them as lone surrogates) become ``\\xNN`` escapes."""
+    try:
+        rel.encode("utf-8")
+        return rel
+    except UnicodeEncodeError:
+        return os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
 def relative_path(root: Path, full: Path) -> str:

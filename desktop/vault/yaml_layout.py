@@ -284,17 +284,20 @@ def is_plain(text: str, context: Literal["value", "flow", "key"]) -> bool:
         return False
     expected: dict[str, object]
     if context == "flow":
-        probe, expected = f"k: [{text}]\n", {"k": [text]}
+        # Also with a line break after it: in a multi-line flow list "0:" followed by a
+        # newline reads as a mapping, though "[0:]" reads as the string.
+        probes, expected = [f"k: [{text}]\n", f"k: [\n  {text}\n]\n"], {"k": [text]}
     elif context == "key":
-        probe, expected = f"{text}: v\n", {text: "v"}
+        probes, expected = [f"{text}: v\n"], {text: "v"}
     else:
-        probe, expected = f"k: {text}\n", {"k": text}
+        probes, expected = [f"k: {text}\n"], {"k": text}
     for version in (None, (1, 1)):
-        try:
-            if loader(version=version).load(probe) != expected:
+        for probe in probes:
+            try:
+                if loader(version=version).load(probe) != expected:
+                    return False
+            except Exception:
                 return False
-        except Exception:
-            return False
     return True
 
 

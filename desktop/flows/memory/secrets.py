@@ -14,7 +14,9 @@ secret part is replaced, so the line still reads ("DB_PASSWORD=[secret:…]").
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -86,12 +88,63 @@ class Masked:
         return len(self.kinds)
 
 
+#: An AWS access key id, as written or as already masked.
+_AWS_KEY_ID = re.compile(
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b|\[secret:aws-access-key\]"
+)
+#: A bare 40-character token of the AWS secret-key alphabet (base64 without padding).
+_BARE_40 = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+#: How far from the key id (characters, either side) its secret is looked for.
+AWS_PAIR_WINDOW = 300
+
+
 def mask_secrets(text: str) -> Masked:
     """``text`` with every recognised secret replaced by ``[secret:<kind>]``."""
     kinds: list[str] = []
     for kind, pattern in _PATTERNS:
         text = pattern.sub(_replacer(kind, kinds), text)
+    text = _mask_bare_aws_secrets(text, kinds)
     return Masked(text, tuple(kinds))
+
+
+def _mask_bare_aws_secrets(text: str, kinds: list[str]) -> str:
+    """A secret access key written without its name ("my aws key is AKIA… and secret
+    wJalr…", a console CSV line): 40 characters of high-entropy key material near an
+    access key id. Only next to an id, so git hashes and checksums people talk about
+    stay as they are (they are hex, lower case, and fail the mixed-case test anyway)."""
+    ids = [m.span() for m in _AWS_KEY_ID.finditer(text)]
+    if not ids:
+        return text
+
+    def near_id(start: int, end: int) -> bool:
+        return any(
+            start - AWS_PAIR_WINDOW <= id_end and id_start <= end + AWS_PAIR_WINDOW
+            for id_start, id_end in ids
+        )
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if not near_id(*match.span()) or not looks_random(token):
+            return token
+        kinds.append("aws-secret-key")
+        return "[secret:aws-secret-key]"
+
+    return _BARE_40.sub(replace, text)
+
+
+def looks_random(token: str) -> bool:
+    """Key material rather than a word or a hash: upper, lower case and digits mixed,
+    and close to the entropy of random base64 (a random 40-character key scores ~4.9
+    bits per character; English words and hex digests far less)."""
+    if not (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+    ):
+        return False
+    counts = Counter(token)
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return entropy >= 4.0
 
 
 def _replacer(kind: str, found: list[str]) -> Callable[[re.Match[str]], str]:

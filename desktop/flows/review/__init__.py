@@ -19,6 +19,7 @@ from desktop.flows.review.dismiss import dismiss_pair, list_dismissed, undismiss
 from desktop.flows.review.errors import (
     AmbiguousNote,
     BadInput,
+    DismissalListInvalid,
     DuplicateBasename,
     NotEligible,
     NoteNotFound,
@@ -39,6 +40,7 @@ __all__ = [
     "FALSE_POSITIVES",
     "AmbiguousNote",
     "BadInput",
+    "DismissalListInvalid",
     "DismissedPair",
     "DuplicateBasename",
     "NotEligible",

@@ -10,7 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from desktop.flows.review.errors import DuplicateBasename, NoteNotFound, ReviewRefused
+from desktop.flows.review.errors import (
+    DismissalListInvalid,
+    DuplicateBasename,
+    NoteNotFound,
+    ReviewRefused,
+)
 from desktop.flows.review.records import FALSE_POSITIVES, DismissedPair, ReviewResult
 from desktop.flows.review.vaultfiles import (
     NoteText,
@@ -49,6 +54,8 @@ def dismiss_pair(
     """
     files = VaultFiles(root)
     note_a, note_b = _pair(files, a, b, seen)
+    for note in (note_a, note_b):
+        check_dismissal_list(note)
     for note in (note_a, note_b):
         others = files.others_named_like(note.path)
         if others:
@@ -89,6 +96,8 @@ def undismiss_pair(
         names = [notes[1].basename, notes[0].basename]
     except NoteNotFound:
         notes, names = _one_sided(files, a, b, seen)
+    for note in notes:
+        check_dismissal_list(note)
     replaced = [(note, _without_entry(note, name)) for note, name in zip(notes, names, strict=True)]
     shown = " ↔ ".join(sorted({notes[0].basename, names[0]}, key=name_key))
     return apply_review(
@@ -192,6 +201,25 @@ def _one_sided(
             "check the name (`antinomy dismissed` lists the pairs)."
         )
     raise NoteNotFound(f"Neither {a!r} nor {b!r} is a note in the vault {files.root}.")
+
+
+def check_dismissal_list(note: NoteText) -> None:
+    """Refuse a ``hunter_false_positives`` that is not a list of names (nothing is written).
+
+    A number or a mapping there is not a dismissal Antinomy wrote; turning ``5``
+    into ``[5, Peer]`` would silently rewrite the user's value.
+    """
+    value = note.frontmatter.get(FALSE_POSITIVES)
+    # A list is edited item by item (an odd item, like `- Name: with colon` read as a
+    # mapping, is kept as written); only the key's own value can be of the wrong kind.
+    if value is None or isinstance(value, str | list):
+        return
+    held = "a mapping" if isinstance(value, dict) else f"{type(value).__name__} {value!r}"
+    raise DismissalListInvalid(
+        f"{note.path}: `{FALSE_POSITIVES}` holds {held}, not a list of note names. Nothing "
+        f"was written — make it a list (`{FALSE_POSITIVES}: [Other note]`) or remove the key, "
+        "then try again."
+    )
 
 
 def _entries(note: NoteText) -> list[str]:

@@ -35,3 +35,7 @@ class PrincipleExists(ReviewRefused):
 
 class BadInput(ReviewRefused):
     """A title, clause or motive given by the user cannot be used as it is."""
+
+
+class DismissalListInvalid(ReviewRefused):
+    """``hunter_false_positives`` holds something that is not a list of note names."""
