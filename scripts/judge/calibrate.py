@@ -83,16 +83,27 @@ def choose(
     labels: list[str],
     target: float,
     unrelated_weight: float,
-) -> float:
+) -> tuple[float, bool]:
+    """The lowest threshold whose weighted note-level precision reaches ``target``; when
+    none does, the one with the best F0.5 (precision counted twice as much as recall).
+    Returns (threshold, target reached)."""
     pos = np.array([lab == "contradiction" for lab in labels])
     weight = np.array([unrelated_weight if lab == "unrelated" else 1.0 for lab in labels])
+    total = float(weight[pos].sum())
+    best_f, best_t = -1.0, float(scores.max())
     for t in np.unique(np.round(scores, 3)):
         shown = scores >= t
         tp = float(weight[shown & pos].sum())
         fp = float(weight[shown & ~pos].sum())
-        if tp and tp / (tp + fp) >= target:
-            return float(t)
-    return float(scores.max())
+        if not tp:
+            continue
+        precision, recall = tp / (tp + fp), tp / total
+        if precision >= target:
+            return float(t), True
+        f = 1.25 * precision * recall / (0.25 * precision + recall)
+        if f > best_f:
+            best_f, best_t = f, float(t)
+    return best_t, False
 
 
 def report_at(scores: np.ndarray, labels: list[str], t: float) -> dict[str, object]:
@@ -131,12 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = nj.judge_pairs([(f"n{i}a", f"n{i}b") for i in range(len(pairs))])
     scores = np.array([v.contradiction for v in verdicts])
     labels = [lab for lab, _, _ in pairs]
-    t = choose(scores, labels, args.precision, args.unrelated_weight)
-    high = choose(scores, labels, 0.97, args.unrelated_weight)
+    t, reached = choose(scores, labels, args.precision, args.unrelated_weight)
+    high, _ = choose(scores, labels, 0.97, args.unrelated_weight)
+    high = max(high, t + 0.5 * (1 - t)) if high <= t else high
     result = {
         "judge": judge.model_id,
         "val_scenarios": len(scenarios),
         "note_pairs": {k: labels.count(k) for k in ("contradiction", "near_miss", "unrelated")},
+        "target_precision": args.precision,
+        "target_precision_reached": reached,
         "chosen": report_at(scores, labels, t),
         "high": report_at(scores, labels, max(high, t)),
         "at_0.5": report_at(scores, labels, 0.5),

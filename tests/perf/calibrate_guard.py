@@ -137,7 +137,7 @@ def judged(
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
     vectors = model.embed(summaries)
     by_threshold: dict[str, Any] = {}
-    for t in sorted({0.3, 0.4, 0.5, 0.6, 0.7, round(judge.thresholds.guard, 3)}):
+    for t in sorted({0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(judge.thresholds.guard, 3)}):
         save_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
         guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
         guard.refresh()
