@@ -546,3 +546,24 @@ def test_code_only_and_very_long_notes_are_reported_not_crashed(vault: Path) -> 
     reasons = {e.path: e.reason for e in run.excluded}
     assert reasons["Substrates/Code only.md"].startswith("no sentence with enough content")
     assert run.notes_cut == ("Substrates/Very long.md",)
+
+
+def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultIndex) -> None:
+    for junk in ("... (no action)", "The original note was about [topic]; the other one not."):
+        run = scan(
+            index,
+            ScriptedGenerator([described(junk), described(junk)]),
+            judge=release_judge(),
+            mode="focus",
+            focus="Substrates/Friday releases.md",
+        )
+        (shown,) = run.pairs
+        assert shown.described_by == "plain" and run.description_failures == 1
+    run = scan(
+        index,
+        ScriptedGenerator([described("Releases on Friday afternoon, nothing after Thursday.")]),
+        judge=release_judge(),
+        mode="focus",
+        focus="Substrates/Friday releases.md",
+    )
+    assert run.pairs[0].described_by == "model"

@@ -1,8 +1,9 @@
 """The tension scan ("Hunter", SPEC §3): pairs of notes that disagree, verified by code.
 
-``scan(index, engine, mode=..., focus=..., settings=..., stop=..., progress=...)``
-returns a :class:`ScanRun`; ``write_debug_note`` keeps a failed run's raw answers
-as a note; ``load_last_run`` gives the last completed run back after a restart.
+``scan(index, engine, judge=..., mode=..., focus=..., settings=..., stop=...,
+progress=...)`` returns a :class:`ScanRun`: the judge decides which pairs are shown,
+the engine describes them. ``write_debug_note`` keeps a failed run's raw answers as a
+note; ``load_last_run`` gives the last completed run back after a restart.
 """
 
 from __future__ import annotations

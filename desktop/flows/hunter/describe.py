@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX, template
 from desktop.flows.hunter.records import Attempt, Pair
+from desktop.flows.sentences import content_words
 from inference.base import GenerationSettings, Generator, Message, StopFlag
 from inference.errors import GenerationError
 from inference.structured import complete_structured
@@ -32,11 +33,21 @@ def _shape(value: Any) -> Any | None:
     return None
 
 
+def about_the_quotes(line: str, pair: Pair) -> bool:
+    """A small model's line is kept only if it talks about the two quotes: two of their
+    content words, no template left in it ("[topic]"), no trailing off ("… (no action)")."""
+    if "[" in line or line.lstrip().startswith(("...", "…")):
+        return False
+    quoted = content_words(pair.quote_a) | content_words(pair.quote_b)
+    return len(content_words(line) & quoted) >= 2
+
+
 def plain_description(pair: Pair) -> str:
     """What is shown when the model gives no usable line: the facts, in words."""
+    p = f" ({pair.probability:.0%})" if pair.probability is not None else ""
     return (
-        f"{pair.note_a} and {pair.note_b} say opposite things here (the judge reads the two "
-        "sentences as contradicting each other)."
+        f"The judge reads these sentences of {pair.note_a} and {pair.note_b} as contradicting "
+        f"each other{p}."
     )
 
 
@@ -82,8 +93,13 @@ class Describer:
                 )
             )
         if result.status == "ok":
+            line = str(result.value)
+            if not about_the_quotes(line, pair):
+                self.failures += 1
+                self.raw_failures.append(f"(description not about the quotes) {line}")
+                return None
             self.described += 1
-            return str(result.value)
+            return line
         if result.status == "format_failure":
             self.failures += 1
             self.raw_failures.extend(result.raw_answers)
