@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelUnavailable
+from inference.onnx_session import cpu_session
 from inference.registry import ResolvedModel
 
 Vectors = npt.NDArray[np.float32]
@@ -77,7 +78,6 @@ class OnnxEmbedder(Embedder):
         *,
         onnx_path: Path | None = None,
     ) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.settings = settings or EmbedderSettings()
@@ -97,12 +97,6 @@ class OnnxEmbedder(Embedder):
         self._tokenizer = tokenizer
         self._tok_lock = threading.Lock()  # Tokenizer padding state is per object
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.settings.threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.enable_cpu_mem_arena = False
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if self.settings.int8:
             from inference.int8 import prepare_int8
 
@@ -110,16 +104,12 @@ class OnnxEmbedder(Embedder):
             self.name = f"{model.title} (int8)"
         # An explicit onnx_path is used as given (e.g. an int8 copy already prepared).
         path = onnx_path or (prepare_int8(model) if self.settings.int8 else model.path)
-        try:
-            self._session = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
-            raise ModelUnavailable(
-                f"{path} cannot be loaded as an ONNX model ({str(exc).splitlines()[0][:200]}) — "
-                "choose a sentence-embedding model exported to ONNX, or remove the path from "
-                "the settings to use the bundled default."
-            ) from exc
+        self._session = cpu_session(
+            path,
+            threads=self.settings.threads,
+            what="choose a sentence-embedding model exported to ONNX, or remove the path from "
+            "the settings to use the bundled default.",
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelUnavailable
+from inference.onnx_session import cpu_session
 from inference.registry import ResolvedModel
 
 #: Column order of every score array.
@@ -87,7 +88,6 @@ class OnnxJudge(Judge):
     """The shipped judge (or any 3-way BERT-style cross-encoder) on ONNX Runtime."""
 
     def __init__(self, model: ResolvedModel, settings: JudgeSettings | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.settings = settings or JudgeSettings()
@@ -109,22 +109,12 @@ class OnnxJudge(Judge):
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer = tokenizer
         self._tok_lock = threading.Lock()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.settings.threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.enable_cpu_mem_arena = False
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        try:
-            self._session = ort.InferenceSession(
-                str(model.path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
-            raise ModelUnavailable(
-                f"{model.path} cannot be loaded as an ONNX model "
-                f"({str(exc).splitlines()[0][:200]}) — the judge file is damaged: reinstall "
-                "Antinomy, or remove the judge path from the settings to use the bundled one."
-            ) from exc
+        self._session = cpu_session(
+            model.path,
+            threads=self.settings.threads,
+            what="the judge file is damaged: reinstall Antinomy, or remove the judge path from "
+            "the settings to use the bundled one.",
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:

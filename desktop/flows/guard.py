@@ -643,10 +643,9 @@ class Guard:
             picked = [candidates[int(i)] for i in order]
         else:
             picked = []
-        # The decision's whole statement too, for decisions of one short sentence.
         pairs = [(summary, snapshot.sentences[k][1]) for k in picked]
         owners = [snapshot.sentences[k][0] for k in picked]
-        if not pairs:
+        if not pairs:  # the near decisions have no sentence with content: judge the statement
             pairs = [(summary, snapshot.decisions[int(near[0])].text)]
             owners = [int(near[0])]
         probs = judge.score(pairs)[:, CONTRADICTION]

@@ -21,6 +21,7 @@ by ingest. The recipe, and why:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -122,8 +123,6 @@ class NoteJudge:
     # -- sentences ---------------------------------------------------------
 
     def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        import time
-
         t0 = time.perf_counter()
         try:
             if self.cache is not None and texts:
@@ -202,8 +201,6 @@ class NoteJudge:
         progress: Progress | None = None,
     ) -> list[NotePairVerdict]:
         """A verdict per note pair (in order). Stops between judge calls when asked."""
-        import time
-
         plans: list[tuple[str, str, list[tuple[int, int, float]], int, str]] = []
         for a, b in pairs:
             picked, over, reason = self.candidates(a, b)

@@ -390,9 +390,9 @@ def scan(
                 s.tick(0, 1, f"asking the model about {examined} notes")
                 # The model may propose a pair the judge found: let it through verification
                 # so the two merge (the model's description, the judge's quotes).
-                judged, s.verifier._seen = s.verifier._seen, set()
+                judged = s.verifier.forget_seen()
                 status = s.ask(paths, focus=None)
-                s.verifier._seen |= judged
+                s.verifier.remember_seen(judged)
                 if status == "format_failure" and first:
                     status = "ok"  # the judge's pairs stand; the failure is counted
                 s.recheck_model_pairs(first)

@@ -74,6 +74,15 @@ class Verifier:
         self.accepted: list[Pair] = []
         self._seen: set[frozenset[str]] = set()
 
+    def forget_seen(self) -> set[frozenset[str]]:
+        """Let pairs already accepted through again (and return them), so a second source of
+        pairs for the same notes can be merged by the caller instead of dropped as duplicates."""
+        seen, self._seen = self._seen, set()
+        return seen
+
+    def remember_seen(self, seen: set[frozenset[str]]) -> None:
+        self._seen |= seen
+
     def check_answer(
         self,
         items: Sequence[object],
