@@ -46,7 +46,11 @@ from inference.registry import resolve_model  # noqa: E402
 
 
 def val_scenarios(share: float) -> list[dict[str, object]]:
-    return [sc for sc in load_scenarios() if split_of(f"synth:{sc['id']}", share) == "val"]
+    return [
+        sc
+        for sc in load_scenarios()
+        if sc.get("kind") != "flip" and split_of(f"synth:{sc['id']}", share) == "val"
+    ]
 
 
 def note_pairs(scenarios: list[dict[str, object]], rng: random.Random):

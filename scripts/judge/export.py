@@ -120,42 +120,50 @@ def metrics(probs: np.ndarray, rows: list[dict[str, str]]) -> dict[str, float]:
         "macro_f1": round(sum(f1s) / 3, 4),
         "f1_contradiction": round(f1s[0], 4),
         "auc_contradiction": round(train.auc(probs[:, 0].tolist(), [g == 0 for g in gold]), 4),
+        "auc_polarity": round(train.polarity_auc(probs[:, 0].tolist(), gold), 4),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--checkpoint", type=Path, required=True)
+    p.add_argument("--checkpoint", type=Path, help="the trained checkpoint to export")
     p.add_argument("--base", type=Path, required=True)
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--out", type=Path, help="folder for judge-fp32.onnx and judge-int8.onnx")
     p.add_argument("--data", type=Path, nargs="*", default=[], help="JSONL with a val split")
     p.add_argument("--val-limit", type=int, default=2000)
+    p.add_argument("--evaluate", type=Path, help="no export: validate this ONNX file alone")
     args = p.parse_args(argv)
-    fp32 = args.out / "judge-fp32.onnx"
-    int8 = args.out / "judge-int8.onnx"
-    t0 = time.time()
-    export_fp32(args.checkpoint, args.base, fp32)
-    quantise(fp32, int8)
-    report: dict[str, object] = {
-        "export_seconds": round(time.time() - t0, 1),
-        "fp32_bytes": fp32.stat().st_size,
-        "int8_bytes": int8.stat().st_size,
-    }
+    tok = args.base / "tokenizer.json"
+    report: dict[str, object] = {}
+    if args.evaluate:
+        judges = {"judge": OrtJudge(args.evaluate, tok)}
+    else:
+        if not args.checkpoint or not args.out:
+            p.error("--checkpoint and --out are needed unless --evaluate is given")
+        fp32 = args.out / "judge-fp32.onnx"
+        int8 = args.out / "judge-int8.onnx"
+        t0 = time.time()
+        export_fp32(args.checkpoint, args.base, fp32)
+        quantise(fp32, int8)
+        report["export_seconds"] = round(time.time() - t0, 1)
+        report["fp32_bytes"] = fp32.stat().st_size
+        report["int8_bytes"] = int8.stat().st_size
+        judges = {"fp32": OrtJudge(fp32, tok), "int8": OrtJudge(int8, tok)} if args.data else {}
     if args.data:
         rows = [r for r in train.load_rows(args.data) if r.get("split") == "val"]
         by_source: dict[str, list[dict[str, str]]] = {}
         for r in rows:
             by_source.setdefault(r["source"], []).append(r)
-        tok = args.base / "tokenizer.json"
-        judges = {"fp32": OrtJudge(fp32, tok), "int8": OrtJudge(int8, tok)}
         for source, items in sorted(by_source.items()):
             items = items[: args.val_limit]
             pairs = [(r["a"], r["b"]) for r in items]
             probs = {name: j.score(pairs) for name, j in judges.items()}
-            report[source] = {name: metrics(pr, items) for name, pr in probs.items()}
-            report[source]["corr_contradiction"] = round(  # type: ignore[index]
-                float(np.corrcoef(probs["fp32"][:, 0], probs["int8"][:, 0])[0, 1]), 4
-            )
+            entry: dict[str, object] = {name: metrics(pr, items) for name, pr in probs.items()}
+            if len(probs) == 2:
+                entry["corr_contradiction"] = round(
+                    float(np.corrcoef(probs["fp32"][:, 0], probs["int8"][:, 0])[0, 1]), 4
+                )
+            report[source] = entry
     print(json.dumps(report, indent=1))
     return 0
 

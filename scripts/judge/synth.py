@@ -18,6 +18,19 @@ sentence × other scenario neutral  (same language, unrelated)
 sentence × generic line   neutral  (short generic lines are not evidence)
 ========================  ==============
 
+A second kind of object, ``"kind": "flip"``, is a group of minimal pairs that
+teaches polarity rather than subject: one ``base`` sentence, ``contradicts``
+written as close to it in wording as possible (a flipped negation, an antonym,
+another number, day or person for the same thing), ``agrees`` just as close
+(a paraphrase, a consistent instance, a negation that agrees) and ``neutral``
+(another aspect of the same thing):
+
+========================  ==============
+base × contradicts        contradiction
+base × agrees             entailment
+base × neutral            neutral
+========================  ==============
+
 The group of every pair is its scenario, so a scenario's pairs are all in
 train or all in validation.
 """
@@ -89,10 +102,11 @@ GENERIC = {
 def load_scenarios(folder: Path = SCENARIOS) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for path in sorted(folder.glob("*.json")):
-        lang = path.stem
+        lang = path.stem.split("-")[0]  # en.json, en-b.json: English
         for sc in json.loads(path.read_text(encoding="utf-8")):
             sc = dict(sc)
             sc.setdefault("lang", lang)
+            sc.setdefault("kind", "scenario")
             out.append(sc)
     return out
 
@@ -109,6 +123,8 @@ def pairs_of(
 ) -> list[Example]:
     sid = str(sc.get("id", ""))
     group = f"synth:{sid}"
+    if sc.get("kind") == "flip":
+        return flip_pairs(sc, others, rng)
     rules, breaks = _list(sc, "rules"), _list(sc, "breaks")
     keeps, allowed, related = _list(sc, "keeps"), _list(sc, "allowed"), _list(sc, "related")
     against, ok = _list(sc, "actions_against"), _list(sc, "actions_ok")
@@ -145,7 +161,12 @@ def pairs_of(
         for y in keeps:
             add(x, y, "neutral")
     # Unrelated sentences from other scenarios of the same language, and generic lines.
-    pool = [s for o in others for s in _list(o, "rules") + _list(o, "breaks") + _list(o, "related")]
+    pool = [
+        s
+        for o in others
+        for key in ("rules", "breaks", "related", "contradicts")
+        for s in _list(o, key)
+    ]
     mine = rules + breaks + keeps
     for s in mine:
         if pool:
@@ -153,6 +174,27 @@ def pairs_of(
         generic = GENERIC.get(str(sc.get("lang")), GENERIC["en"])
         if rng.random() < 0.5:
             add(s, rng.choice(generic), "neutral", "synth_generic")
+    return out
+
+
+def flip_pairs(
+    sc: dict[str, object],
+    others: list[dict[str, object]],
+    rng: random.Random,
+) -> list[Example]:
+    group = f"synth:{sc.get('id', '')}"
+    base = str(sc.get("base", "")).strip()
+    if not base:
+        return []
+    roles = {"contradicts": "contradiction", "agrees": "entailment", "neutral": "neutral"}
+    out = [
+        Example(base, x, label, "synth_flip", group=group)
+        for role, label in roles.items()
+        for x in _list(sc, role)
+    ]
+    pool = [str(o["base"]) for o in others if o.get("kind") == "flip" and o.get("base")]
+    if pool:
+        out.append(Example(base, rng.choice(pool), "neutral", "synth_unrelated", group=group))
     return out
 
 

@@ -191,7 +191,18 @@ def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> 
         "macro_f1": sum(f1s) / 3,
         "f1_contradiction": f1s[0],
         "auc_contradiction": auc([p[0] for p in probs], [g == 0 for g in gold]),
+        "auc_polarity": polarity_auc([p[0] for p in probs], gold),
     }
+
+
+def polarity_auc(p_contradiction: list[float], gold: list[int]) -> float:
+    """AUC of P(contradiction) between contradiction and entailment pairs only.
+
+    The judge's hard part: both kinds share their subject, so this is near 0.5 when the
+    judge has learned "same subject" rather than "opposite meaning".
+    """
+    keep = [i for i, g in enumerate(gold) if g in (0, 1)]
+    return auc([p_contradiction[i] for i in keep], [gold[i] == 0 for i in keep])
 
 
 def auc(scores: list[float], positive: list[bool]) -> float:

@@ -1,0 +1,107 @@
+"""The judge's hand-written training data: well formed, labelled by role, and apart from
+the sample vault, which is the judge's test set. No PyTorch needed."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts" / "judge"))
+
+import synth  # noqa: E402
+
+SCENARIO_FIELDS = ("rules", "breaks", "keeps", "allowed", "related")
+FLIP_FIELDS = ("contradicts", "agrees")
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def test_every_scenario_file_is_well_formed() -> None:
+    scenarios = synth.load_scenarios()
+    ids = [str(sc["id"]) for sc in scenarios]
+    assert len(ids) == len(set(ids)), "scenario ids must be unique across files"
+    assert {sc["lang"] for sc in scenarios} == {"en", "fr", "it"}
+    for sc in scenarios:
+        if sc["kind"] == "flip":
+            assert str(sc.get("base", "")).strip(), sc["id"]
+            for key in FLIP_FIELDS:
+                assert synth._list(sc, key), f"{sc['id']} has no {key}"
+        else:
+            assert sc["kind"] == "scenario", sc["id"]
+            for key in SCENARIO_FIELDS:
+                assert synth._list(sc, key), f"{sc['id']} has no {key}"
+
+
+def test_language_comes_from_the_file_name_prefix(tmp_path: Path) -> None:
+    (tmp_path / "fr-b.json").write_text(
+        json.dumps([{"id": "x-1", "kind": "flip", "base": "b", "contradicts": ["c"]}]),
+        encoding="utf-8",
+    )
+    (tmp_path / "it.json").write_text(json.dumps([{"id": "x-2", "rules": ["r"]}]), encoding="utf-8")
+    loaded = {sc["id"]: sc for sc in synth.load_scenarios(tmp_path)}
+    assert loaded["x-1"]["lang"] == "fr" and loaded["x-1"]["kind"] == "flip"
+    assert loaded["x-2"]["lang"] == "it" and loaded["x-2"]["kind"] == "scenario"
+
+
+def test_flip_roles_become_labels() -> None:
+    group = {
+        "id": "en-t-1",
+        "kind": "flip",
+        "lang": "en",
+        "base": "The gym pass costs 30 a month.",
+        "contradicts": ["The gym pass costs 50 a month."],
+        "agrees": ["I pay 30 a month for the gym.", "The gym pass is not more than 30 a month."],
+        "neutral": ["The gym opens at six."],
+    }
+    other = {"id": "en-t-2", "kind": "flip", "lang": "en", "base": "The boiler was serviced."}
+    rows = synth.pairs_of(group, [other], random.Random(0))
+    got = {(r.b, r.label) for r in rows}
+    assert ("The gym pass costs 50 a month.", "contradiction") in got
+    assert ("I pay 30 a month for the gym.", "entailment") in got
+    assert ("The gym pass is not more than 30 a month.", "entailment") in got
+    assert ("The gym opens at six.", "neutral") in got
+    assert ("The boiler was serviced.", "neutral") in got  # another group's base: unrelated
+    assert all(r.a == group["base"] for r in rows)
+    assert {r.group for r in rows} == {"synth:en-t-1"}  # one group: all train or all val
+
+
+def test_a_scenario_without_a_base_or_roles_gives_no_pairs() -> None:
+    empty = {"id": "en-t-3", "kind": "flip", "lang": "en", "base": "  "}
+    assert synth.pairs_of(empty, [], random.Random(0)) == []
+
+
+def test_no_training_sentence_comes_from_the_sample_vault() -> None:
+    """The sample vault's contradictions are the judge's test set: none of its quotes, and
+    no sentence of its notes, may appear in the training scenarios."""
+    expected = json.loads((ROOT / "tests/data/sample_vault_expected.json").read_text("utf-8"))
+    quotes = {_words(c[key]) for c in expected["contradictions"] for key in ("quote_a", "quote_b")}
+    vault_sentences: set[str] = set()
+    for note in (ROOT / "resources/sample-vault").rglob("*.md"):
+        text = note.read_text(encoding="utf-8", errors="replace")
+        for part in re.split(r"(?<=[.!?])\s+|\n+", text):
+            words = _words(part)
+            if len(words.split()) >= 6:
+                vault_sentences.add(words)
+    assert quotes, "the expected file lists the sample vault's contradictions"
+    leaked: list[str] = []
+    for sc in synth.load_scenarios():
+        for key in (*SCENARIO_FIELDS, "base", *FLIP_FIELDS, "neutral"):
+            values = [sc[key]] if key == "base" and key in sc else synth._list(sc, key)
+            for text in values:
+                words = _words(str(text))
+                if words in quotes or words in vault_sentences:
+                    leaked.append(f"{sc['id']}: {text}")
+    assert not leaked, leaked[:5]
+
+
+def test_each_language_has_minimal_pairs_of_both_polarities() -> None:
+    rows = [r for r in synth.generate() if r.source == "synth_flip"]
+    for lang in ("en", "fr", "it"):
+        labels = {r.label for r in rows if r.group.split(":")[1].startswith(lang)}
+        assert {"contradiction", "entailment"} <= labels, lang
