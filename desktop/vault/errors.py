@@ -26,3 +26,15 @@ class VaultChanged(VaultError):
 
 class VaultBusy(VaultError):
     """Another writer holds the vault's mutation lock."""
+
+
+class NoteNotFound(VaultError):
+    """No note in the vault has this path, basename or alias."""
+
+
+class AmbiguousNote(VaultError):
+    """A name fits several notes; ``candidates`` are their paths."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.candidates = candidates

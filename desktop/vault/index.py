@@ -15,6 +15,7 @@ import errno
 import json
 import logging
 import os
+import sqlite3
 import stat
 import threading
 import time
@@ -27,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from desktop.vault.db import IndexDatabase
-from desktop.vault.layout import state_dir, vault_root
+from desktop.vault.layout import STATE_DIR, state_dir, vault_root
+from desktop.vault.names import resolve_note_name
 from desktop.vault.notes import (
     BAD_NAME_DETAIL,
     DEFAULT_MAX_BYTES,
@@ -668,6 +670,15 @@ class VaultIndex:
             )
         return [r[0] for r in rows]
 
+    def locate(self, name: str) -> str:
+        """The path of the note the user names (see :func:`resolve_note_name`)."""
+        paths = [r[0] for r in self.db.execute("SELECT path FROM notes ORDER BY path")]
+        return resolve_note_name(name, root=self.root, paths=paths, aliases=self.aliases)
+
+    def aliases(self) -> dict[str, list[str]]:
+        """alias → the paths of the notes whose frontmatter declares it."""
+        return _alias_map(self.db.execute(_ALIASES_SQL))
+
     def backlinks(self, path: str) -> list[str]:
         return [
             r[0]
@@ -687,6 +698,33 @@ class VaultIndex:
 
     def close(self) -> None:
         self._store.close()
+
+
+_ALIASES_SQL = "SELECT path, aliases FROM notes WHERE aliases != '[]' ORDER BY path"
+
+
+def _alias_map(rows: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = defaultdict(list)
+    for path, aliases in rows:
+        for alias in json.loads(aliases):
+            found[str(alias)].append(path)
+    return dict(found)
+
+
+def stored_aliases(root: Path) -> dict[str, list[str]]:
+    """alias → paths as the index last saw them, read without opening the index for
+    writing ({} when the vault has no index yet or it cannot be read)."""
+    path = root / STATE_DIR / "index.db"
+    if not path.is_file():
+        return {}
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        try:
+            return _alias_map(conn.execute(_ALIASES_SQL).fetchall())
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError):
+        return {}
 
 
 def sql_filters(

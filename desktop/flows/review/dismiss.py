@@ -21,9 +21,7 @@ from desktop.flows.review.vaultfiles import (
     NoteText,
     VaultFiles,
     apply_review,
-    basename_of,
     entry_name,
-    name_key,
 )
 from desktop.vault.frontmatter import (
     FrontmatterError,
@@ -33,6 +31,7 @@ from desktop.vault.frontmatter import (
     remove_key,
     set_key,
 )
+from desktop.vault.names import basename_of, name_key
 from desktop.vault.transactions import OnChange
 
 

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from desktop.vault.errors import VaultError
+from desktop.vault.errors import AmbiguousNote, NoteNotFound, VaultError
+
+__all__ = [
+    "AmbiguousNote",
+    "BadInput",
+    "DismissalListInvalid",
+    "DuplicateBasename",
+    "NotEligible",
+    "NoteNotFound",
+    "PrincipleExists",
+    "ReviewRefused",
+]
 
 
 class ReviewRefused(VaultError):
     """The action cannot be done on these notes; nothing was written."""
-
-
-class NoteNotFound(ReviewRefused):
-    """No note in the vault has this path or basename."""
-
-
-class AmbiguousNote(ReviewRefused):
-    """A basename names several notes; ``candidates`` are their paths."""
-
-    def __init__(self, message: str, candidates: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.candidates = candidates
 
 
 class NotEligible(ReviewRefused):

@@ -26,11 +26,10 @@ from desktop.flows.review.vaultfiles import (
     NoteText,
     VaultFiles,
     apply_review,
-    basename_of,
     entry_name,
-    name_key,
 )
 from desktop.vault.frontmatter import add_to_list, parse_frontmatter, remove_from_list, set_key
+from desktop.vault.names import basename_of, name_key
 from desktop.vault.transactions import OnChange
 
 

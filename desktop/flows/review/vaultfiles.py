@@ -8,16 +8,23 @@ never written to by its old name.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from desktop.flows.review.errors import AmbiguousNote, NoteNotFound, ReviewRefused
+from desktop.flows.review.errors import NoteNotFound, ReviewRefused
 from desktop.flows.review.records import ReviewResult
 from desktop.vault.errors import VaultChanged
 from desktop.vault.frontmatter import parse_frontmatter
+from desktop.vault.index import stored_aliases
 from desktop.vault.layout import approval_identity, vault_root
+from desktop.vault.names import (
+    basename_of,
+    by_basename,
+    name_key,
+    resolve_note_name,
+    strip_wikilink,
+)
 from desktop.vault.transactions import (
     OnChange,
     Plan,
@@ -34,21 +41,9 @@ from desktop.vault.transactions.paths import resolve_target
 TYPE_KEYS = ("type", "antinomia_type", "kind")
 
 
-def basename_of(path: str) -> str:
-    name = PurePosixPath(path).name
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
-def name_key(name: str) -> str:
-    """How basenames are compared: case-insensitively, as links resolve."""
-    return name.strip().casefold()
-
-
 def entry_name(value: object) -> str:
     """A ``hunter_false_positives`` entry as a basename (``[[X]]`` and ``X.md`` tolerated)."""
-    text = str(value).strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    text = strip_wikilink(str(value))
     return basename_of(text) if "/" in text or text.lower().endswith(".md") else text
 
 
@@ -121,9 +116,7 @@ class VaultFiles:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = vault_root(root)
         self.paths: list[str] = list_notes(self.root)
-        self._by_name: dict[str, list[str]] = defaultdict(list)
-        for rel in self.paths:
-            self._by_name[name_key(basename_of(rel))].append(rel)
+        self._by_name = by_basename(self.paths)
 
     def with_basename(self, name: str) -> list[str]:
         return list(self._by_name.get(name_key(name), ()))
@@ -132,41 +125,13 @@ class VaultFiles:
         return [p for p in self.with_basename(basename_of(path)) if p != path]
 
     def locate(self, name: str) -> str:
-        """The vault-relative path of the note ``name`` (a path, or an unambiguous basename)."""
-        wanted = name.strip().replace("\\", "/")
-        if wanted.startswith("[[") and wanted.endswith("]]"):
-            wanted = wanted[2:-2].split("|", 1)[0].strip()
-        if os.path.isabs(wanted):
-            try:
-                wanted = Path(wanted).resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                raise NoteNotFound(
-                    f"{name} is outside the vault {self.root} — give a note of this vault."
-                ) from None
-        wanted = wanted.removeprefix("./")
-        if not wanted:
-            raise NoteNotFound("No note given — name a note by its path or its basename.")
-        if "/" in wanted or wanted.lower().endswith(".md"):  # a path
-            known = {p.casefold(): p for p in self.paths}
-            for candidate in (wanted, wanted + ".md"):
-                if candidate in self.paths:
-                    return candidate
-            for candidate in (wanted, wanted + ".md"):
-                if candidate.casefold() in known:
-                    return known[candidate.casefold()]
-        if "/" not in wanted:  # a basename (even "X.md" for a note not at the top)
-            found = self.with_basename(basename_of(wanted))
-            if len(found) == 1:
-                return found[0]
-            if found:
-                raise AmbiguousNote(
-                    f"{name!r} is the name of {len(found)} notes: {', '.join(sorted(found))} — "
-                    "give the path of the one you mean.",
-                    tuple(sorted(found)),
-                )
-        raise NoteNotFound(
-            f"No note {name!r} in the vault {self.root} — check the name, or give the note's "
-            "path relative to the vault (`antinomy search` finds it)."
+        """The vault-relative path of the note ``name``: see :func:`resolve_note_name`."""
+        return resolve_note_name(
+            name,
+            root=self.root,
+            paths=self.paths,
+            named=self._by_name,
+            aliases=lambda: stored_aliases(self.root),
         )
 
     def link_to(self, path: str) -> str:
