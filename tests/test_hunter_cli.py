@@ -66,13 +66,13 @@ def test_focus_needs_a_known_note(
     vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     use_answers(monkeypatch)
-    monkeypatch.setattr("desktop.cli.vault_cmd.load_embedding_model", lambda: None)
-    assert main(["scan", "--vault", str(vault), "--focus", "Nope"]) == exits.FAILURE
-    assert "No note named 'Nope'" in capsys.readouterr().err
+    monkeypatch.setattr("desktop.cli.common.load_embedding_model", lambda: None)
+    assert main(["scan", "--vault", str(vault), "--focus", "Nope"]) == exits.USAGE
+    assert "No note 'Nope' in the vault" in capsys.readouterr().err
 
 
 def test_bad_cap_is_refused(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["scan", "--vault", str(vault), "--cap", "0"]) == exits.FAILURE
+    assert main(["scan", "--vault", str(vault), "--cap", "0"]) == exits.USAGE
     assert "--cap must be at least 1" in capsys.readouterr().err
 
 

@@ -163,7 +163,9 @@ def test_bad_plans_exit_2_with_one_clear_line(
         "ok": False,
         "error": "Refused write path '../escape.md': it is not a normalised path inside the vault"
         " (no '.', '..', '//', trailing '/').",
+        "error_type": "PlanInvalid",
         "paths": [],
+        "candidates": [],
         "exit_code": 2,
     }
     assert captured.err.count("\n") == 1

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import add_vault_option, set_handler, vault_path
 from desktop.cli.output import print_json
-from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.guard import (
     DEFAULT_THRESHOLD,
     GuardSettings,
@@ -68,14 +68,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--mode", choices=["warn", "ask"], help="warn (default) or ask the user")
     p.add_argument("--vault", metavar="DIR", help="the vault `antinomy serve` opens at start")
     p.add_argument("--port", type=int, help="a port other than the default")
-    p.set_defaults(handler=run_install)
+    set_handler(p, run_install)
     p = hsub.add_parser("uninstall", help="remove only Antinomy's hooks")
     _scope_options(p)
-    p.set_defaults(handler=run_uninstall)
+    set_handler(p, run_uninstall)
     p = hsub.add_parser("status", help="which hooks are installed; is the endpoint up")
     _scope_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(handler=run_hooks_status)
+    set_handler(p, run_hooks_status)
 
     guard = sub.add_parser("guard", help="turn the agent guard on or off (vault or project)")
     gsub = guard.add_subparsers(dest="guard_command", metavar="ACTION", required=True)
@@ -87,15 +87,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--threshold", type=float, help=f"cosine needed to warn (default {DEFAULT_THRESHOLD})"
     )
     p.add_argument("--principles", action="store_true", help="compare with principles too")
-    p.set_defaults(handler=run_guard_enable)
+    set_handler(p, run_guard_enable)
     p = gsub.add_parser("disable", help="turn the guard off for a vault, or for one project")
     add_vault_option(p)
     p.add_argument("--project", metavar="DIR", help="only for agent calls from this folder")
-    p.set_defaults(handler=run_guard_disable)
+    set_handler(p, run_guard_disable)
     p = gsub.add_parser("status", help="where the guard is on, its mode and threshold")
     add_vault_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(handler=run_guard_status)
+    set_handler(p, run_guard_status)
 
 
 def _project(args: argparse.Namespace) -> Path | None:
@@ -182,7 +182,7 @@ def run_guard_enable(args: argparse.Namespace) -> int:
         set_project(folder, enabled=True, mode=args.mode)
         print(f"guard on for agent calls from {folder} ({projects_path()})")
         return exits.OK
-    root = vault_root(vault_path(args))
+    root = vault_path(args)
     current = load_settings(root)
     settings = GuardSettings(
         enabled=True,
@@ -204,7 +204,7 @@ def run_guard_disable(args: argparse.Namespace) -> int:
         set_project(folder, enabled=False)
         print(f"guard off for agent calls from {folder}")
         return exits.OK
-    root = vault_root(vault_path(args))
+    root = vault_path(args)
     current = load_settings(root)
     save_settings(
         root, GuardSettings(False, current.mode, current.threshold, current.include_principles)
@@ -214,7 +214,7 @@ def run_guard_disable(args: argparse.Namespace) -> int:
 
 
 def run_guard_status(args: argparse.Namespace) -> int:
-    root = vault_root(vault_path(args))
+    root = vault_path(args)
     settings = load_settings(root)
     projects = load_projects()
     report = {

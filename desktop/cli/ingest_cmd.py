@@ -22,14 +22,11 @@ from dataclasses import asdict
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json, progress
-from desktop.cli.tx_cmd import index_follower
-from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.ingest import (
     IngestReport,
     IngestSettings,
-    NoPendingPlan,
-    SourceRefused,
     apply_ingest,
     apply_pending,
     plan_ingest,
@@ -38,7 +35,6 @@ from desktop.flows.ingest import (
 )
 from desktop.flows.memory.lazy import LazyGenerator
 from desktop.flows.settings import load_settings
-from desktop.vault.errors import VaultBusy, VaultChanged
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import ApplyResult
 from inference.errors import ModelUnavailable
@@ -69,7 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="the whole report as JSON on stdout")
     p.add_argument("--llm", metavar="GGUF", help="the model file (default: the shipped one)")
     p.add_argument("--no-judge", action="store_true", help="do not check contradictions")
-    p.set_defaults(handler=run_ingest)
+    set_handler(p, run_ingest)
 
 
 def load_judge() -> Judge | None:
@@ -85,17 +81,6 @@ def load_judge() -> Judge | None:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except SourceRefused as exc:
-        return _fail(args, str(exc), exits.DATA_ERROR, reason=exc.reason)
-    except (VaultChanged, VaultBusy) as exc:
-        return _fail(args, str(exc), exits.TEMP_FAILURE)
-    except NoPendingPlan as exc:
-        return _fail(args, str(exc), exits.FAILURE)
-
-
-def _run(args: argparse.Namespace) -> int:
     vault = vault_path(args)
     if args.approve:
         source = read_source(args.file)
@@ -198,10 +183,3 @@ def _applied(args: argparse.Namespace, result: ApplyResult, report: IngestReport
         f"undo with: antinomy tx undo {result.operation_id}"
     )
     return exits.OK
-
-
-def _fail(args: argparse.Namespace, message: str, code: int, **extra: str) -> int:
-    if args.json:
-        print_json({"ok": False, "error": message, "exit_code": code, **extra})
-    print(f"antinomy: {message}", file=sys.stderr)
-    return code

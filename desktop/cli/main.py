@@ -1,7 +1,7 @@
 """``antinomy`` — the command line. Subcommands are headless; errors are one clear line.
 
 Every :class:`~inference.errors.AntinomyError` becomes its message on stderr
-and a stable exit code (:mod:`desktop.cli.exits`), never a traceback.
+and a stable exit code (:data:`desktop.cli.common.EXIT_CODES`), never a traceback.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from desktop.cli import (
     tx_cmd,
     vault_cmd,
 )
-from inference.errors import AntinomyError, ModelUnavailable
+from desktop.cli.common import report_error
+from inference.errors import AntinomyError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -70,12 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exits.OK
     try:
         return handler(args)
-    except ModelUnavailable as exc:
-        print(f"antinomy: {exc}", file=sys.stderr)
-        return exits.UNAVAILABLE
-    except AntinomyError as exc:
-        print(f"antinomy: {exc}", file=sys.stderr)
-        return exits.FAILURE
+    except AntinomyError as exc:  # handlers report their own; this catches the rest
+        return report_error(args, exc)
     except KeyboardInterrupt:
         print("antinomy: stopped.", file=sys.stderr)
         return exits.INTERRUPTED

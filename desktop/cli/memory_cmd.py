@@ -21,8 +21,8 @@ from dataclasses import asdict
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import add_vault_option, require_query, set_handler, vault_path
 from desktop.cli.output import print_json, progress
-from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.memory import (
     consolidate,
     import_transcript,
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_vault_option(q)
     q.add_argument("file", help="the transcript file")
     q.add_argument("--json", action="store_true", help="machine-readable report")
-    q.set_defaults(handler=run_import)
+    set_handler(q, run_import)
 
     p = sub.add_parser(
         "consolidate",
@@ -80,26 +80,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="check facts lexically only (the judge is used when it is installed)",
     )
-    p.set_defaults(handler=run_consolidate)
+    set_handler(p, run_consolidate)
 
     p = sub.add_parser(
         "recall",
         help="what memory holds about a query (subject summaries and cited facts)",
         description="Rank subject summaries and facts by meaning. Exit codes: 0 (even when "
-        "nothing matches), 1 bad query, 69 embedder unavailable.",
+        "nothing matches), 2 bad query or no such vault, 69 embedder unavailable.",
     )
     add_vault_option(p)
     p.add_argument("query", help="what to recall")
     p.add_argument("-k", type=int, default=5, help="how many facts (default 5)")
     p.add_argument("--json", action="store_true", help="machine-readable results")
-    p.set_defaults(handler=run_recall)
+    set_handler(p, run_recall)
 
     p = sub.add_parser("memory", help="memory state: pending batches, rejected fragments")
     mem = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     q = mem.add_parser("pending", help="batches with lines not yet consolidated")
     add_vault_option(q)
     q.add_argument("--json", action="store_true", help="machine-readable list")
-    q.set_defaults(handler=run_pending)
+    set_handler(q, run_pending)
     q = mem.add_parser(
         "rejected",
         help="fragments the citation control rejected, with reasons; --requeue ID to retry one",
@@ -107,17 +107,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_vault_option(q)
     q.add_argument("--requeue", metavar="ID", help="re-queue this fragment for the next run")
     q.add_argument("--json", action="store_true", help="machine-readable list")
-    q.set_defaults(handler=run_rejected)
+    set_handler(q, run_rejected)
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from desktop.flows.memory.errors import TranscriptInvalid
-
-    try:
-        report = import_transcript(vault_path(args), args.file)
-    except TranscriptInvalid as exc:
-        print(f"antinomy: {exc}", file=sys.stderr)
-        return exits.DATA_ERROR
+    report = import_transcript(vault_path(args), args.file)
     if args.json:
         print_json(asdict(report))
         return exits.OK
@@ -132,12 +126,13 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_consolidate(args: argparse.Namespace) -> int:
+    root = vault_path(args)
     engine = LazyGenerator(args.llm)
     embedder = LazyEmbedder()
     judge, _why = load_judge_or_none() if not args.no_judge else (None, "--no-judge")
     try:
         report = consolidate(
-            vault_path(args),
+            root,
             engine,
             judge=judge,
             embedder=embedder,
@@ -176,9 +171,11 @@ def run_consolidate(args: argparse.Namespace) -> int:
 
 
 def run_recall(args: argparse.Namespace) -> int:
+    require_query(args.query)
+    root = vault_path(args)
     embedder = load_embedder()
     try:
-        result = recall(vault_path(args), args.query, embedder=embedder, k=args.k)
+        result = recall(root, args.query, embedder=embedder, k=args.k)
     finally:
         embedder.close()
     if args.json:

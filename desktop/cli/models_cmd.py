@@ -4,41 +4,24 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import set_handler
+from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import human_size, print_json, progress
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
 from inference.errors import AntinomyError
-from inference.http_backend import HttpSettings
 from inference.judge import Judge
 from inference.registry import Kind, ResolvedModel, resolve_model
-from inference.runtime import Runtime, RuntimeSettings
-
-
-def add_model_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("models (default: the bundled models)")
-    group.add_argument("--llm", metavar="GGUF", help="a GGUF model file of your own")
-    group.add_argument("--embedder", metavar="ONNX", help="an ONNX sentence-embedding model")
-    group.add_argument("--judge", metavar="ONNX", help="an ONNX contradiction judge")
-    group.add_argument(
-        "--backend",
-        choices=["embedded", "http"],
-        default="embedded",
-        help="run the LLM in-process (default) or on an OpenAI-compatible server",
-    )
-    group.add_argument("--base-url", help="the server's base URL, e.g. http://127.0.0.1:8080/v1")
-    group.add_argument("--model", default="", help="model name to ask the server for")
-    group.add_argument("--api-key", help="API key for the server, if it needs one")
-    group.add_argument("--threads", type=int, help="threads for the embedded LLM")
+from inference.runtime import Runtime
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("models", help="which model files are used, their hashes and sizes")
     add_model_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(handler=run_models)
+    set_handler(p, run_models)
 
     p = sub.add_parser(
         "doctor", help="check the models: present, verified, load and warm-up times, speed"
@@ -46,24 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_model_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--quick", action="store_true", help="skip the speed measurements")
-    p.set_defaults(handler=run_doctor)
-
-
-def runtime_settings(args: argparse.Namespace) -> RuntimeSettings:
-    settings = RuntimeSettings(
-        llm_path=args.llm, embedder_path=args.embedder, judge_path=args.judge
-    )
-    if args.threads:
-        settings = replace(settings, llama=replace(settings.llama, threads=args.threads))
-    if args.backend == "http":
-        if not args.base_url:
-            raise AntinomyError("--backend http needs --base-url (e.g. http://127.0.0.1:8080/v1).")
-        settings = replace(
-            settings,
-            backend="http",
-            http=HttpSettings(base_url=args.base_url, model=args.model, api_key=args.api_key),
-        )
-    return settings
+    set_handler(p, run_doctor)
 
 
 def _model_record(model: ResolvedModel) -> dict[str, Any]:

@@ -11,40 +11,29 @@ import argparse
 import hashlib
 import re
 import shlex
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json
-from desktop.cli.tx_cmd import index_follower
-from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.hunter.records import load_last_run, save_last_run
 from desktop.flows.review import (
     DEFAULT_PRINCIPLES_FOLDER,
     AmbiguousNote,
     BadInput,
     NoteNotFound,
-    RenameFix,
-    ReviewRefused,
     ReviewResult,
     defeat_note,
     dismiss_pair,
     elevate_tension,
-    find_rename_fixes,
     fix_renames,
     list_dismissed,
     resolve_tension,
     undismiss_pair,
 )
 from desktop.flows.review.vaultfiles import VaultFiles
-from desktop.vault.errors import VaultBusy, VaultChanged, VaultNotFound
-from desktop.vault.transactions import PlanInvalid
-from inference.errors import AntinomyError
-
-Handler = Callable[[argparse.Namespace], int]
 
 EXIT_CODES = """\
 exit codes:
@@ -67,13 +56,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("a", metavar="A", help=NOTE_HELP)
     p.add_argument("b", metavar="B", help="the other note of the pair")
     _expect_option(p, pair=True)
-    p.set_defaults(handler=_guarded(run_dismiss))
+    set_handler(p, run_dismiss)
 
     p = _command(sub, "undismiss", "take a dismissal back: the Hunter may show the pair again")
     p.add_argument("a", metavar="A", help=NOTE_HELP)
     p.add_argument("b", metavar="B", help="the other note (a deleted note's old name works)")
     _expect_option(p, pair=True)
-    p.set_defaults(handler=_guarded(run_undismiss))
+    set_handler(p, run_undismiss)
 
     p = _command(sub, "dismissed", "list the dismissed pairs (and fix them after renames)")
     p.add_argument(
@@ -89,7 +78,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="with --fix-renames: a rename to fix (old path or name, new path); by default "
         "renames are inferred from the notes",
     )
-    p.set_defaults(handler=_guarded(run_dismissed))
+    set_handler(p, run_dismissed)
 
     p = _command(sub, "elevate", "turn an open tension into a principle (IF … THEN …)")
     p.add_argument("tension", metavar="TENSION", help=NOTE_HELP)
@@ -103,19 +92,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"where the principle note goes (default {DEFAULT_PRINCIPLES_FOLDER})",
     )
     _expect_option(p, pair=False)
-    p.set_defaults(handler=_guarded(run_elevate))
+    set_handler(p, run_elevate)
 
     p = _command(sub, "resolve", "mark an open tension resolved (status: resolved)")
     p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     _expect_option(p, pair=False)
-    p.set_defaults(handler=_guarded(run_resolve))
+    set_handler(p, run_resolve)
 
     p = _command(sub, "defeat", "mark a tension, substrate or principle defeated, with a motive")
     p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     p.add_argument("--motive", required=True, help="why it no longer stands")
     p.add_argument("--replaced-by", metavar="NOTE", help="the note that replaces it")
     _expect_option(p, pair=False)
-    p.set_defaults(handler=_guarded(run_defeat))
+    set_handler(p, run_defeat)
 
 
 def _expect_option(p: argparse.ArgumentParser, *, pair: bool) -> None:
@@ -143,7 +132,7 @@ def seen_hashes(
     for name in names:
         try:
             paths.append(files.locate(name))
-        except ReviewRefused:
+        except (NoteNotFound, AmbiguousNote):
             paths.append(None)  # the action reports it with its own message
     if expected is not None:
         for sha in expected:
@@ -206,36 +195,6 @@ def _command(
     return p
 
 
-def _guarded(handler: Handler) -> Handler:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (VaultChanged, VaultBusy) as exc:
-            return _fail(args, exc, exits.TEMP_FAILURE)
-        except (NoteNotFound, AmbiguousNote, BadInput, PlanInvalid, VaultNotFound) as exc:
-            return _fail(args, exc, exits.USAGE)
-        except ReviewRefused as exc:
-            return _fail(args, exc, exits.DATA_ERROR)
-
-    return run
-
-
-def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
-    if args.json:
-        print_json(
-            {
-                "ok": False,
-                "error": str(exc),
-                "error_type": type(exc).__name__,
-                "paths": list(getattr(exc, "paths", ())),
-                "candidates": list(getattr(exc, "candidates", ())),
-                "exit_code": code,
-            }
-        )
-    print(f"antinomy: {exc}", file=sys.stderr)
-    return code
-
-
 def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
     if result.operation_id is not None:
         remember_written(root, result)
@@ -262,13 +221,15 @@ def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
 def run_dismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
     seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
-    return _done(args, root, dismiss_pair(root, args.a, args.b, seen=seen, on_change=_follow(root)))
+    return _done(
+        args, root, dismiss_pair(root, args.a, args.b, seen=seen, on_change=index_follower(root))
+    )
 
 
 def run_undismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
     seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
-    result = undismiss_pair(root, args.a, args.b, seen=seen, on_change=_follow(root))
+    result = undismiss_pair(root, args.a, args.b, seen=seen, on_change=index_follower(root))
     return _done(args, root, result)
 
 
@@ -283,7 +244,7 @@ def run_elevate(args: argparse.Namespace) -> int:
         grey_zone=args.grey_zone,
         folder=args.folder,
         seen=seen_hashes(root, [args.tension], args.expect_sha),
-        on_change=_follow(root),
+        on_change=index_follower(root),
     )
     return _done(args, root, result)
 
@@ -291,7 +252,9 @@ def run_elevate(args: argparse.Namespace) -> int:
 def run_resolve(args: argparse.Namespace) -> int:
     root = vault_path(args)
     seen = seen_hashes(root, [args.note], args.expect_sha)
-    return _done(args, root, resolve_tension(root, args.note, seen=seen, on_change=_follow(root)))
+    return _done(
+        args, root, resolve_tension(root, args.note, seen=seen, on_change=index_follower(root))
+    )
 
 
 def run_defeat(args: argparse.Namespace) -> int:
@@ -302,7 +265,7 @@ def run_defeat(args: argparse.Namespace) -> int:
         motive=args.motive,
         replaced_by=args.replaced_by,
         seen=seen_hashes(root, [args.note], args.expect_sha),
-        on_change=_follow(root),
+        on_change=index_follower(root),
     )
     return _done(args, root, result)
 
@@ -313,7 +276,7 @@ def run_dismissed(args: argparse.Namespace) -> int:
         raise BadInput("--rename goes with --fix-renames.")
     if args.fix_renames:
         renamed = [(old, new) for old, new in args.rename] if args.rename else None
-        result, fixes = fix_renames(root, renamed, on_change=_follow(root))
+        result, fixes = fix_renames(root, renamed, on_change=index_follower(root))
         if args.json:
             print_json({"ok": True, **asdict(result), "fixes": [asdict(f) for f in fixes]})
             return exits.OK
@@ -343,27 +306,3 @@ def run_dismissed(args: argparse.Namespace) -> int:
         command = shlex.join(["antinomy", "dismissed", "--fix-renames", "--vault", str(root)])
         print(f"A note was renamed or deleted? {command} keeps its dismissals.")
     return exits.OK
-
-
-def rename_offer(root: Path, renamed: Sequence[tuple[str, str]]) -> str:
-    """After indexing: a line offering to fix dismissals left by renames ('' if none)."""
-    if not renamed:
-        return ""
-    try:
-        fixes: list[RenameFix] = find_rename_fixes(root, renamed)
-    except AntinomyError:
-        return ""
-    if not fixes:
-        return ""
-    command = ["antinomy", "dismissed", "--fix-renames", "--vault", str(root)]
-    for fix in fixes:
-        command += ["--rename", fix.old, fix.new_path]
-    count = sum(len(f.notes) for f in fixes)
-    return (
-        f"  {count} note(s) still dismiss a pair by a renamed note's old name; to keep those "
-        f"dismissals: {shlex.join(command)}"
-    )
-
-
-def _follow(root: Path) -> Callable[[Any], None]:
-    return index_follower(str(root))

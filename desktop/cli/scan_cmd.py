@@ -8,14 +8,18 @@ import textwrap
 from dataclasses import replace
 
 from desktop.cli import exits
+from desktop.cli.common import (
+    add_vault_option,
+    open_index,
+    require_positive,
+    set_handler,
+    vault_path,
+)
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.cli.vault_cmd import add_vault_option, open_index
 from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, ScanRun, ScanSettings, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
 from desktop.flows.settings import load_settings
-from desktop.vault.index import VaultIndex
 from inference.base import Generator
-from inference.errors import AntinomyError
 from inference.judge import Judge
 from inference.registry import resolve_model
 
@@ -32,12 +36,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "tensions and substrates, every pair of them; the model also proposes pairs, which the "
         "judge re-checks), --focus NOTE (that note and its nearest neighbours), --whole-vault "
         "(candidate pairs from the embedding index). Exit codes: 0 done (with or without "
-        "pairs), 65 the model's answer was unusable twice (a debug note is written), 69 a "
+        "pairs), 2 no such vault, or no --focus note of that name (or several), "
+        "65 the model's answer was unusable twice (a debug note is written), 69 a "
         "model (LLM, embedder or judge) unavailable, 130 interrupted.",
     )
     add_vault_option(p)
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--focus", metavar="NOTE", help="compare this note with its neighbours")
+    mode.add_argument(
+        "--focus",
+        metavar="NOTE",
+        help="compare this note with its neighbours (a path, a basename, [[link]] or alias)",
+    )
     mode.add_argument("--whole-vault", action="store_true", help="scan the whole vault")
     p.add_argument("--cap", type=int, help="classic mode: newest notes sent (default 20)")
     p.add_argument("--body-chars", type=int, help="characters of each body sent (default 800)")
@@ -45,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--model", metavar="GGUF", help="another GGUF file instead of the shipped one")
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
-    p.set_defaults(handler=run_scan)
+    set_handler(p, run_scan)
 
 
 def _settings(args: argparse.Namespace) -> ScanSettings:
@@ -57,24 +66,8 @@ def _settings(args: argparse.Namespace) -> ScanSettings:
         "max_pairs": args.max_pairs,
     }
     for name, value in changes.items():
-        if value is not None and value < 1:
-            raise AntinomyError(f"--{name.replace('_', '-')} must be at least 1 (got {value}).")
+        require_positive(value, f"--{name.replace('_', '-')}")
     return replace(s, **{k: v for k, v in changes.items() if v is not None})
-
-
-def resolve_note(index: VaultIndex, name: str) -> str:
-    """A path or basename given by the user → the one vault path it names."""
-    wanted = name.removesuffix(".md")
-    if index.summaries([wanted + ".md"]):
-        return wanted + ".md"
-    found = index.resolve(wanted)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise AntinomyError(f"No note named {name!r} in this vault.")
-    raise AntinomyError(
-        f"{name!r} names {len(found)} notes — give the path instead: " + ", ".join(found)
-    )
 
 
 def _load_generator(path: str | None) -> Generator:
@@ -92,12 +85,13 @@ def _load_judge(path: str | None) -> Judge:
 def run_scan(args: argparse.Namespace) -> int:
     settings = _settings(args)
     mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
-    judge = _load_judge(args.judge)  # first: a missing judge stops here, exit 69
+    vault_path(args)  # a missing vault is exit 2 before any model loads
+    judge = _load_judge(args.judge)  # then a missing judge stops here, exit 69
     index = open_index(args, embed=True)
     bar = ProgressLine()
     try:
         index.update(progress=bar.update)
-        focus = resolve_note(index, args.focus) if args.focus else None
+        focus = index.locate(args.focus) if args.focus else None
         progress("loading the language model…")
         engine = _load_generator(args.model)
         try:

@@ -8,13 +8,12 @@ import threading
 from types import FrameType
 
 from desktop.cli import exits
-from desktop.cli.models_cmd import add_model_options, runtime_settings
+from desktop.cli.common import add_vault_option, set_handler, vault_path
+from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import progress
-from desktop.cli.vault_cmd import add_vault_option, vault_path
 from desktop.flows.guard import load_settings
 from desktop.service.security import load_or_create_token, token_path
 from desktop.service.server import DEFAULT_PORT, start_endpoint
-from desktop.vault.layout import vault_root
 from inference.runtime import Runtime
 
 
@@ -33,11 +32,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--no-guard", action="store_true", help="serve embeddings only")
     add_model_options(p)
-    p.set_defaults(handler=run_serve)
+    set_handler(p, run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    root = vault_root(vault_path(args))
+    root = vault_path(args)
     runtime = Runtime(runtime_settings(args))
     runtime.start()
     load_or_create_token()

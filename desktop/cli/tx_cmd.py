@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json
-from desktop.vault.errors import VaultBusy, VaultChanged, VaultNotFound
-from desktop.vault.index import VaultIndex
-from desktop.vault.layout import STATE_DIR
 from desktop.vault.transactions import (
     ApplyResult,
-    PlanInvalid,
     Preview,
     RecoveryReport,
     apply_plan,
@@ -29,7 +24,6 @@ from desktop.vault.transactions import (
     recover_vault,
     undo_operation,
 )
-from inference.errors import AntinomyError
 
 EXIT_CODES = """\
 exit codes:
@@ -74,26 +68,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = _action(actions, "inspect", "preview a plan: per-file diffs, counts, the approval hash")
     p.add_argument("plan", metavar="PLAN.json", help="the plan file")
-    p.set_defaults(handler=_guarded(run_inspect))
+    set_handler(p, run_inspect)
 
     p = _action(actions, "apply", "apply an inspected plan (needs the approval hash)")
     p.add_argument("plan", metavar="PLAN.json", help="the plan file")
     p.add_argument("--approval", required=True, metavar="HASH", help="from `tx inspect`")
-    p.set_defaults(handler=_guarded(run_apply))
+    set_handler(p, run_apply)
 
     p = _action(actions, "recover", "roll back an interrupted operation (safe to run any time)")
-    p.set_defaults(handler=_guarded(run_recover))
+    set_handler(p, run_recover)
 
     p = _action(actions, "history", "list applied operations, newest first")
     p.add_argument("--limit", type=int, metavar="N", help="only the N newest")
-    p.set_defaults(handler=_guarded(run_history))
+    set_handler(p, run_history)
 
     p = _action(actions, "undo", "undo an applied operation (refused if a file changed since)")
     p.add_argument("operation", metavar="OP", help="operation id, from `tx history`")
     p.add_argument(
         "--dry-run", action="store_true", help="show what undo would write; write nothing"
     )
-    p.set_defaults(handler=_guarded(run_undo))
+    set_handler(p, run_undo)
 
 
 def _action(
@@ -106,61 +100,14 @@ def _action(
         epilog=EXIT_CODES + ("\n" + PLAN_HELP if name in ("inspect", "apply") else ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--vault",
-        default=os.environ.get("ANTINOMY_VAULT", "."),
-        metavar="DIR",
-        help="the vault folder (default: $ANTINOMY_VAULT, else the current folder)",
-    )
+    add_vault_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
-
-
-def index_follower(vault: str) -> Callable[[Sequence[str]], None]:
-    """After a write, re-index the touched notes — if the vault has an index at all.
-
-    Without the embedder (a CLI call should not load a model): the notes' text,
-    links and coverage follow at once; their vectors on the next ``antinomy index``.
-    """
-
-    def follow(paths: Sequence[str]) -> None:
-        root = Path(vault)
-        if not (root / STATE_DIR / "index.db").exists():
-            return
-        index = VaultIndex(root)
-        try:
-            index.update_paths(paths)
-        finally:
-            index.close()
-
-    return follow
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
     return exits.USAGE
-
-
-def _guarded(handler: Handler) -> Handler:
-    """Map the transaction errors to their exit codes (other errors go to ``main``)."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (VaultChanged, VaultBusy) as exc:
-            return _fail(args, exc, exits.TEMP_FAILURE)
-        except (PlanInvalid, VaultNotFound) as exc:
-            return _fail(args, exc, exits.USAGE)
-
-    return run
-
-
-def _fail(args: argparse.Namespace, exc: AntinomyError, code: int) -> int:
-    if args.json:
-        paths = list(getattr(exc, "paths", ()))
-        print_json({"ok": False, "error": str(exc), "paths": paths, "exit_code": code})
-    print(f"antinomy: {exc}", file=sys.stderr)
-    return code
 
 
 # -- inspect ---------------------------------------------------------------------------------
@@ -178,7 +125,8 @@ def _show(args: argparse.Namespace, preview: Preview, stale_message: str) -> boo
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    preview = inspect_plan(args.vault, read_plan_file(args.plan))
+    vault = str(vault_path(args))
+    preview = inspect_plan(vault, read_plan_file(args.plan))
     if _show(
         args,
         preview,
@@ -187,9 +135,7 @@ def run_inspect(args: argparse.Namespace) -> int:
     ):
         return exits.TEMP_FAILURE
     if not args.json:
-        command = shlex.join(
-            ["antinomy", "tx", "apply", args.plan, "--vault", args.vault, "--approval"]
-        )
+        command = shlex.join(["antinomy", "tx", "apply", args.plan, "--vault", vault, "--approval"])
         print(f"\nApproval: {preview.approval}\nApply with: {command} {preview.approval}")
     return exits.OK
 
@@ -234,18 +180,20 @@ def _print_preview(preview: Preview) -> None:
 
 
 def run_apply(args: argparse.Namespace) -> int:
+    vault = str(vault_path(args))
     result = apply_plan(
-        args.vault,
+        vault,
         read_plan_file(args.plan),
         approval=args.approval,
-        on_change=index_follower(args.vault),
+        on_change=index_follower(vault),
     )
-    return _report_result(args, result)
+    return _report_result(args, vault, result)
 
 
 def run_undo(args: argparse.Namespace) -> int:
+    vault = str(vault_path(args))
     if args.dry_run:
-        preview = inspect_plan(args.vault, build_undo_plan(args.vault, args.operation))
+        preview = inspect_plan(vault, build_undo_plan(vault, args.operation))
         stale = _show(
             args,
             preview,
@@ -254,11 +202,11 @@ def run_undo(args: argparse.Namespace) -> int:
         )
         return exits.TEMP_FAILURE if stale else exits.OK
     return _report_result(
-        args, undo_operation(args.vault, args.operation, on_change=index_follower(args.vault))
+        args, vault, undo_operation(vault, args.operation, on_change=index_follower(vault))
     )
 
 
-def _report_result(args: argparse.Namespace, result: ApplyResult) -> int:
+def _report_result(args: argparse.Namespace, vault: str, result: ApplyResult) -> int:
     for report in result.recovered:
         print(f"antinomy: {report.message}", file=sys.stderr)
     if args.json:
@@ -270,13 +218,13 @@ def _report_result(args: argparse.Namespace, result: ApplyResult) -> int:
         print(f"Applied {result.operation_id} ({result.operation_type}): {result.summary}")
     for c in result.changes:
         print(f"  {c.action:<8} {c.path}")
-    history = list_history(args.vault) if result.replayed else ()
+    history = list_history(vault) if result.replayed else ()
     undone_by = next((h.undone_by for h in history if h.operation_id == result.operation_id), None)
     if undone_by:
         print(f"It was undone since by {undone_by}; to bring it back:")
-        print("  " + shlex.join(["antinomy", "tx", "undo", undone_by, "--vault", args.vault]))
+        print("  " + shlex.join(["antinomy", "tx", "undo", undone_by, "--vault", vault]))
     elif not result.replayed:
-        undo = shlex.join(["antinomy", "tx", "undo", result.operation_id, "--vault", args.vault])
+        undo = shlex.join(["antinomy", "tx", "undo", result.operation_id, "--vault", vault])
         print(f"Undo with: {undo}")
     return exits.OK
 
@@ -285,7 +233,8 @@ def _report_result(args: argparse.Namespace, result: ApplyResult) -> int:
 
 
 def run_recover(args: argparse.Namespace) -> int:
-    reports = recover_vault(args.vault, on_change=index_follower(args.vault))
+    vault = str(vault_path(args))
+    reports = recover_vault(vault, on_change=index_follower(vault))
     conflicts = any(r.conflicts for r in reports)
     if args.json:
         print_json({"ok": not conflicts, "recovered": [_report_json(r) for r in reports]})
@@ -302,7 +251,7 @@ def _report_json(report: RecoveryReport) -> dict[str, Any]:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    entries = list_history(args.vault)
+    entries = list_history(vault_path(args))
     if args.limit is not None:
         entries = entries[: max(args.limit, 0)]
     if args.json:

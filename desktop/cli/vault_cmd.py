@@ -3,36 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from desktop.cli import exits
+from desktop.cli.common import (
+    add_vault_option,
+    open_index,
+    rename_offer,
+    require_positive,
+    require_query,
+    set_handler,
+)
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.flows.embedding import load_embedding_model
-from desktop.resources import ensure_sample_vault
-from desktop.vault.index import IndexReport, VaultIndex
+from desktop.vault.index import IndexReport
 from desktop.vault.search import search
-from inference.paths import data_dir
-
-
-def add_vault_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--vault",
-        metavar="DIR",
-        default=os.environ.get("ANTINOMY_VAULT"),
-        help="the vault folder (default: $ANTINOMY_VAULT, else a copy of the sample vault)",
-    )
-
-
-def vault_path(args: argparse.Namespace) -> Path:
-    if args.vault:
-        return Path(args.vault)
-    path = ensure_sample_vault(data_dir())
-    progress(f"using the sample vault at {path} (give --vault DIR for your own)")
-    return path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-embed", action="store_true", help="skip vectors (full text only)")
     p.add_argument("--full-check", action="store_true", help="re-hash every file")
     p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.set_defaults(handler=run_index)
+    set_handler(p, run_index)
 
     p = sub.add_parser(
         "search",
@@ -61,15 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--status", action="append", dest="statuses", help="only this status")
     p.add_argument("--no-embed", action="store_true", help="full text only (no model load)")
     p.add_argument("--json", action="store_true", help="machine-readable results")
-    p.set_defaults(handler=run_search)
-
-
-def open_index(args: argparse.Namespace, *, embed: bool) -> VaultIndex:
-    embedding = load_embedding_model() if embed else None
-    index = VaultIndex(vault_path(args), embedding=embedding)
-    if index.rebuilt_because:
-        progress(f"note: {index.rebuilt_because}.")
-    return index
+    set_handler(p, run_search)
 
 
 def report_dict(report: IndexReport) -> dict[str, Any]:
@@ -89,9 +67,6 @@ def run_index(args: argparse.Namespace) -> int:
     finally:
         bar.close()
         index.close()
-    # Imported here: review_cmd builds on this module's --vault option.
-    from desktop.cli.review_cmd import rename_offer
-
     offer = rename_offer(index.root, report.renamed)
     if args.json:
         print_json(report_dict(report) | {"vault": str(index.root), "rename_offer": offer or None})
@@ -116,12 +91,14 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    query = require_query(args.query)
+    require_positive(args.k, "-k")
     index = open_index(args, embed=not args.no_embed)
     try:
         report = index.update()  # cheap when nothing changed; never search a stale index
         if report.added or report.updated or report.removed:
             progress(report.summary())
-        hits = search(index, args.query, args.k, types=args.types, statuses=args.statuses)
+        hits = search(index, query, args.k, types=args.types, statuses=args.statuses)
     finally:
         index.close()
     if args.json:
