@@ -12,15 +12,16 @@ Hashing 100 MB costs ~0.2 s, so verified hashes are cached by
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 import tomllib
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from inference import atomic
 from inference.errors import ModelUnavailable
 from inference.paths import cache_dir, models_dir
 
@@ -169,14 +170,9 @@ def file_sha256(path: Path, *, use_cache: bool = True) -> str:
     value = digest.hexdigest()
     if use_cache:
         cache[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": value}
-        target = _hash_cache_file()
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(cache, indent=1), encoding="utf-8")
-            os.replace(tmp, target)
-        except OSError:
-            pass  # a read-only cache only costs a rehash next time
+        # A cache: atomic but not fsynced; a lost or read-only cache costs one rehash.
+        with contextlib.suppress(OSError):
+            atomic.write_json(_hash_cache_file(), cache, indent=1, newline=False, durable=False)
     return value
 
 

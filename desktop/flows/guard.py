@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -47,6 +46,7 @@ from desktop.flows.sentences import is_evidence, split_sentences
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import state_dir
 from desktop.vault.notes import Note
+from inference import atomic
 from inference.errors import AntinomyError
 from inference.judge import CONTRADICTION, Judge
 from inference.paths import config_dir
@@ -205,10 +205,7 @@ def project_for(cwd: str, projects: dict[str, ProjectSetting]) -> ProjectSetting
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic.write_json(path, data)
 
 
 # ---------------------------------------------------------------- decisions
@@ -330,14 +327,13 @@ class VectorCache:
     def _save(self, keep: set[str]) -> None:
         self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
         keys = sorted(self._vectors)
-        tmp = self.path.with_name(f".vectors.{os.getpid()}.tmp.npz")
-        np.savez(
-            tmp,
-            model=np.array(self.model_id),
-            keys=np.array(keys),
-            vectors=np.stack([self._vectors[k] for k in keys]),
-        )
-        tmp.replace(self.path)
+        with atomic.replacing(self.path, durable=False) as out:  # a cache: rebuilt if lost
+            np.savez(
+                out,
+                model=np.array(self.model_id),
+                keys=np.array(keys),
+                vectors=np.stack([self._vectors[k] for k in keys]),
+            )
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from desktop.flows.hunter import ScanSettings
+from inference import atomic
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
 from inference.paths import config_dir
@@ -306,20 +306,6 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
-    """Write atomically (temp file + rename), so a crash never leaves half a file."""
+    """Write atomically, owner-only (it may hold an API key)."""
     path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(settings_to_dict(settings), indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if settings.backend.api_key:
-            os.chmod(tmp, 0o600)  # an API key is a secret: owner-only
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic.write_json(path, settings_to_dict(settings), mode=atomic.PRIVATE_MODE)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.service import hook as hook_client
+from inference import atomic
 from inference.errors import AntinomyError
 
 #: A command containing one of these is ours (console script, module, or the client's file).
@@ -172,10 +173,7 @@ def write_hooks_file(path: Path, data: dict[str, Any]) -> Path | None:
     if path.exists():
         backup = path.with_name(path.name + ".antinomy-backup")
         shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic.write_json(path, data)
     return backup
 
 

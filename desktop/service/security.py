@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.service.errors import BadRequest, Forbidden, Unauthorized
+from inference import atomic
 from inference.paths import config_dir
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,7 @@ def load_or_create_token(path: Path | None = None) -> str:
             return token
         # An empty or truncated file (a crash mid-write): make a new token.
         token = secrets.token_urlsafe(32)
-        path.write_text(token + "\n", encoding="utf-8")
+        atomic.write_text(path, token + "\n", mode=atomic.PRIVATE_MODE)
         return token
     token = secrets.token_urlsafe(32)
     with os.fdopen(fd, "w", encoding="utf-8") as f:

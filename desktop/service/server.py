@@ -49,6 +49,7 @@ from desktop.service.routes import (
     ServiceContext,
 )
 from desktop.service.security import Guardrails, load_or_create_token
+from inference import atomic
 from inference.paths import config_dir
 from inference.runtime import Runtime, State
 
@@ -221,11 +222,7 @@ def _read_published(path: Path) -> dict[str, Any] | None:
 
 
 def _write_published(path: Path, info: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{ENDPOINT_FILE}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(info, f)
-    tmp.replace(path)
+    atomic.write_json(path, info, indent=None, newline=False, mode=atomic.PRIVATE_MODE)
 
 
 def _alive(info: dict[str, Any]) -> bool:

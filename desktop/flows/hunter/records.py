@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from desktop.vault.layout import state_dir
+from inference import atomic
 
 Mode = Literal["classic", "focus", "whole-vault"]
 MODES: tuple[Mode, ...] = ("classic", "focus", "whole-vault")
@@ -236,10 +236,7 @@ def save_last_run(root: Path, run: ScanRun) -> Path:
     folder = state_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / LAST_RUN_FILE
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(run.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return atomic.write_json(target, run.to_json(), indent=1, newline=False)
 
 
 def load_last_run(root: Path) -> ScanRun | None:

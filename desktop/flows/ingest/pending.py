@@ -8,7 +8,6 @@ applies exactly what was previewed — the model is not asked again.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from desktop.vault.transactions import (
     plan_from_json,
     plan_to_json,
 )
+from inference import atomic
 
 
 def pending_path(root: Path, sha256: str) -> Path:
@@ -40,10 +40,7 @@ def save_pending(vault: str | Path, report: IngestReport) -> Path:
         "plan": plan_to_json(report.plan),
         "candidates": [asdict(c) for c in report.contradictions],
     }
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return atomic.write_json(target, record, indent=None, newline=False)
 
 
 def apply_pending(

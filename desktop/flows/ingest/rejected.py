@@ -6,8 +6,6 @@ of :func:`save_rejected_plan` prints or links the path it returns.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -17,6 +15,7 @@ from typing import Any
 from desktop.flows.ingest.compose import PageDraft
 from desktop.flows.ingest.read import SourceText
 from desktop.vault.layout import state_dir
+from inference import atomic
 
 
 def rejected_dir(root: Path) -> Path:
@@ -45,10 +44,4 @@ def save_rejected_plan(
         "pages": [asdict(p) for p in pages],
     }
     target = rejected_dir(root) / f"{ingest_id}.json"
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        json.dump(record, out, ensure_ascii=False, indent=1)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, target)
-    return target
+    return atomic.write_json(target, record, indent=1, newline=False)

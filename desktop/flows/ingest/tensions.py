@@ -14,7 +14,6 @@ Tensions panel as coming from that ingest.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from desktop.flows.ingest.context import ContextPage
 from desktop.flows.ingest.sentences import Sentence, nearest_sentences
 from desktop.vault.layout import state_dir
 from desktop.vault.transactions import list_history
+from inference import atomic
 from inference.judge import CONTRADICTION, Judge
 
 #: ``None``: the judge's own calibrated threshold (``Judge.thresholds.contradiction``).
@@ -128,13 +128,7 @@ def save_candidates(
         return None
     rows = [asdict(c) | {"operation_id": operation_id, "ingested_at": at} for c in candidates]
     target = tensions_dir(root) / f"{operation_id}.json"
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        json.dump(rows, out, ensure_ascii=False, indent=1)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, target)
-    return target
+    return atomic.write_json(target, rows, indent=1, newline=False)
 
 
 def load_candidates(root: Path) -> list[TensionCandidate]:

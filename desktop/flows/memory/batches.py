@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from desktop.vault.layout import state_dir
+from inference import atomic
 
 Role = Literal["user", "assistant"]
 
@@ -201,12 +202,12 @@ class RawStore:
             flags = ("w" if line.withdrawn else "") + ("c" if line.continues else "") or "-"
             text = WITHDRAWN_TEXT if line.withdrawn else line.text
             body.append(f"{line.number}\t{line.time}\t{line.role}\t{line.session}\t{flags}\t{text}")
-        _atomic_write(self.path(batch.batch_id), ("\n".join(body) + "\n").encode("utf-8"))
+        write_private(self.path(batch.batch_id), ("\n".join(body) + "\n").encode("utf-8"))
 
     def close(self, batch_id: str, reason: str) -> None:
         marker = self.folder / f"{batch_id}.closed"
         if not marker.exists():
-            _atomic_write(marker, (reason + "\n").encode("utf-8"))
+            write_private(marker, (reason + "\n").encode("utf-8"))
 
     def new_batch_id(self, day: str) -> str:
         taken = [b for b in self.batch_ids() if b[:10] == day]
@@ -263,22 +264,9 @@ class RawStore:
         return count
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
-    dfd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+def write_private(target: Path, data: bytes) -> None:
+    """Conversation text: atomic, fsynced, owner-only."""
+    atomic.write_bytes(target, data, mode=atomic.PRIVATE_MODE)
 
 
 def now_utc() -> datetime:

@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.flows.memory.batches import RawStore, _atomic_write
+from desktop.flows.memory.batches import RawStore, write_private
 from desktop.flows.memory.capture import close_open_batch, close_stale_batch
 from desktop.flows.memory.extract import LineOutcome
 from desktop.flows.memory.pages import DEFAULT_FOLDER
@@ -309,7 +309,7 @@ def _save_debug(root: Path, step: Step, answers: Sequence[str]) -> Path:
     body = [f"input: {step.source}"]
     for i, a in enumerate(answers, 1):
         body += [f"--- answer {i} ---", a]
-    _atomic_write(path, ("\n".join(body) + "\n").encode("utf-8"))
+    write_private(path, ("\n".join(body) + "\n").encode("utf-8"))
     return path
 
 
@@ -318,7 +318,7 @@ def _save_debug(root: Path, step: Step, answers: Sequence[str]) -> Path:
 
 def save_report(root: Path, report: Report) -> None:
     path = state_dir(root, "memory") / "last-report.json"
-    _atomic_write(path, json.dumps(report.to_json(), ensure_ascii=False, indent=1).encode("utf-8"))
+    write_private(path, json.dumps(report.to_json(), ensure_ascii=False, indent=1).encode("utf-8"))
 
 
 def last_report(vault: str | Path) -> dict[str, Any] | None:

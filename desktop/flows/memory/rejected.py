@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.flows.memory.batches import _atomic_write
+from desktop.flows.memory.batches import write_private
 from desktop.flows.memory.errors import UnknownFragment
 from desktop.vault.layout import state_dir
 
@@ -100,4 +100,4 @@ class RejectedStore:
         self.get(fid)  # raises for an unknown id
         data = self.requested()
         data.setdefault(fid, at)
-        _atomic_write(self.requeue_path, json.dumps(data, indent=1).encode("utf-8"))
+        write_private(self.requeue_path, json.dumps(data, indent=1).encode("utf-8"))
