@@ -88,6 +88,8 @@ class Generator(ABC):
 
     #: Human name of the model ("SmolLM2-135M-Instruct (Q4_1)").
     model_name: str = ""
+    #: Identifies the weights ("file.gguf:<sha256 prefix>"; a server: its URL and model).
+    model_id: str = ""
     #: "llama.cpp (embedded)" or "openai-compatible http://…".
     backend_name: str = ""
     #: True when calls send text to another machine (non-loopback HTTP).

@@ -34,6 +34,11 @@ class Embedder(ABC):
 
     dimension: int
     name: str
+    #: Identifies the weights ("<name>@<sha256 prefix>"): the index keys its vectors by it,
+    #: so a different file (or its int8 copy) never mixes with stored vectors.
+    model_id: str = ""
+    #: The model's tokenizer file, for callers that count tokens (None: unknown).
+    tokenizer_path: Path | None = None
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -83,6 +88,7 @@ class OnnxEmbedder(Embedder):
         self.settings = settings or EmbedderSettings()
         self.model = model
         self.name = model.title
+        self.tokenizer_path = model.tokenizer
         if model.tokenizer is None:
             raise ModelUnavailable("The embedder has no tokenizer — reinstall Antinomy.")
         try:
@@ -102,6 +108,7 @@ class OnnxEmbedder(Embedder):
 
             # A different name, so an index can tell these vectors from fp32 ones.
             self.name = f"{model.title} (int8)"
+        self.model_id = f"{self.name}@{model.sha256[:16]}" if model.sha256 else self.name
         # An explicit onnx_path is used as given (e.g. an int8 copy already prepared).
         path = onnx_path or (prepare_int8(model) if self.settings.int8 else model.path)
         self._session = cpu_session(

@@ -90,6 +90,7 @@ class OpenAIHttpGenerator(Generator):
         self._path = parts.path or ""
         self.leaves_machine = not is_loopback_host(parts.hostname)
         self.model_name = settings.model or "(server default)"
+        self.model_id = f"{settings.base_url.rstrip('/')}#{settings.model}"
         self.backend_name = f"openai-compatible {settings.base_url}"
         self._dialect = 0
 

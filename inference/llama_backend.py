@@ -80,6 +80,7 @@ class LlamaGenerator(Generator):
         self.settings = settings or LlamaSettings()
         self.model = model
         self.model_name = model.title
+        self.model_id = f"{model.path.name}:{model.sha256[:12]}"
         self.backend_name = "llama.cpp (embedded)"
         try:
             self._llama = llama_cpp.Llama(

@@ -17,16 +17,19 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder, Vectors
+from inference.embedder import Embedder, Vectors
+from inference.engines import RuntimeSettings, open_embedder, open_generator, open_judge
 from inference.errors import AntinomyError, ModelUnavailable
-from inference.http_backend import HttpSettings, OpenAIHttpGenerator
-from inference.judge import Judge, JudgeSettings, OnnxJudge, Scores
-from inference.llama_backend import LlamaGenerator, LlamaSettings
-from inference.registry import ResolvedModel, resolve_model
+from inference.http_backend import OpenAIHttpGenerator
+from inference.judge import Judge, Scores
+from inference.llama_backend import LlamaGenerator
+from inference.registry import ResolvedModel
+
+__all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
 log = logging.getLogger(__name__)
 
@@ -47,20 +50,6 @@ class State(enum.Enum):
     READY = "ready"
     FAILED = "failed"
     CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class RuntimeSettings:
-    #: "embedded" (llama.cpp in-process) or "http" (OpenAI-compatible server).
-    backend: Literal["embedded", "http"] = "embedded"
-    llm_path: str | None = None
-    embedder_path: str | None = None
-    judge_path: str | None = None
-    http: HttpSettings | None = None
-    llama: LlamaSettings = field(default_factory=LlamaSettings)
-    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
-    judge: JudgeSettings = field(default_factory=JudgeSettings)
-    verify_hashes: bool = True
 
 
 @dataclass
@@ -123,34 +112,27 @@ class Runtime:
 
     # ------------------------------------------------------------------ factories
 
+    def _seen(self, name: EngineName) -> Callable[[ResolvedModel], None]:
+        def record(model: ResolvedModel) -> None:
+            self.reports[name].model = model
+
+        return record
+
     def _default_generator(self) -> Generator:
         s = self.settings
-        if s.backend == "http":
-            if s.http is None:
-                raise ModelUnavailable(
-                    "The HTTP backend is selected but has no URL — set it in Settings."
-                )
-            remote = OpenAIHttpGenerator(s.http)
-            self.reports["llm"].description = remote.backend_name
-            return remote
-        model = resolve_model("llm", s.llm_path, verify=s.verify_hashes)
-        self.reports["llm"].model = model
-        local = LlamaGenerator(model, s.llama)
-        if s.llama.threads + s.embedder.threads > (os.cpu_count() or 1):
-            local.contention = self.embedder_busy
-        return local
+        generator = open_generator(s, on_model=self._seen("llm"))
+        if isinstance(generator, LlamaGenerator):
+            if s.llama.threads + s.embedder.threads > (os.cpu_count() or 1):
+                generator.contention = self.embedder_busy
+        else:
+            self.reports["llm"].description = generator.backend_name
+        return generator
 
     def _default_embedder(self) -> Embedder:
-        s = self.settings
-        model = resolve_model("embedder", s.embedder_path, verify=s.verify_hashes)
-        self.reports["embedder"].model = model
-        return OnnxEmbedder(model, s.embedder)
+        return open_embedder(self.settings, on_model=self._seen("embedder"))
 
     def _default_judge(self) -> Judge:
-        s = self.settings
-        model = resolve_model("judge", s.judge_path, verify=s.verify_hashes)
-        self.reports["judge"].model = model
-        return OnnxJudge(model, s.judge)
+        return open_judge(self.settings, on_model=self._seen("judge"))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -403,6 +385,7 @@ class _QueuedGenerator(Generator):
         self._runtime = runtime
         inner = runtime.generator
         self.model_name = inner.model_name
+        self.model_id = inner.model_id
         self.backend_name = inner.backend_name
         self.leaves_machine = inner.leaves_machine
         self.context_length = inner.context_length
@@ -432,7 +415,8 @@ class _QueuedEmbedder(Embedder):
         inner = runtime.embedder
         self.dimension = inner.dimension
         self.name = inner.name
-        self.model = getattr(inner, "model", None)
+        self.model_id = inner.model_id
+        self.tokenizer_path = inner.tokenizer_path
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._runtime.submit_embed(texts).result()

@@ -146,7 +146,7 @@ def test_an_empty_query_is_a_usage_error_before_any_model_loads(
     def no_load(*_args: object) -> None:
         raise AssertionError("a model was loaded for an empty query")
 
-    monkeypatch.setattr("desktop.cli.memory_cmd.load_embedder", no_load)
+    monkeypatch.setattr("desktop.cli.memory_cmd.open_embedder", no_load)
     code, out, err = cli(capsys, *argv, "--vault", str(vault))
     assert (code, out) == (exits.USAGE, "")
     assert err == "antinomy: The query is empty — give a few words to look for.\n"

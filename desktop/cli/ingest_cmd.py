@@ -33,10 +33,10 @@ from desktop.flows.ingest import (
     read_source,
     save_pending,
 )
-from desktop.flows.memory.lazy import LazyGenerator
 from desktop.flows.settings import load_settings
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import ApplyResult
+from inference.engines import LazyGenerator, RuntimeSettings, open_judge
 from inference.errors import ModelUnavailable
 from inference.judge import Judge
 
@@ -71,10 +71,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def load_judge() -> Judge | None:
     """The shipped judge, or None when its model file is not there (the report says so)."""
     try:
-        from inference.judge import OnnxJudge
-        from inference.registry import resolve_model
-
-        return OnnxJudge(resolve_model("judge"))
+        return open_judge()
     except ModelUnavailable as exc:
         progress(f"judge unavailable ({exc}); contradictions will not be checked")
         return None
@@ -89,7 +86,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         )
         return _applied(args, result, None)
     index = VaultIndex(vault)
-    engine = LazyGenerator(args.llm)
+    engine = LazyGenerator(RuntimeSettings(llm_path=args.llm))
     judge = None if args.no_judge else load_judge()
     try:
         progress("indexing: bringing the vault index up to date")

@@ -31,11 +31,12 @@ from desktop.flows.memory import (
     rejected_fragments,
     requeue_fragment,
 )
-from desktop.flows.memory.lazy import (
+from inference.engines import (
     LazyEmbedder,
     LazyGenerator,
-    load_embedder,
-    load_judge_or_none,
+    RuntimeSettings,
+    open_embedder,
+    open_judge_or_none,
 )
 
 NOTHING = 3
@@ -127,9 +128,9 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_consolidate(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    engine = LazyGenerator(args.llm)
+    engine = LazyGenerator(RuntimeSettings(llm_path=args.llm))
     embedder = LazyEmbedder()
-    judge, _why = load_judge_or_none() if not args.no_judge else (None, "--no-judge")
+    judge, _why = open_judge_or_none() if not args.no_judge else (None, "--no-judge")
     try:
         report = consolidate(
             root,
@@ -173,7 +174,7 @@ def run_consolidate(args: argparse.Namespace) -> int:
 def run_recall(args: argparse.Namespace) -> int:
     require_query(args.query)
     root = vault_path(args)
-    embedder = load_embedder()
+    embedder = open_embedder()
     try:
         result = recall(root, args.query, embedder=embedder, k=args.k)
     finally:

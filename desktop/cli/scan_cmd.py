@@ -20,8 +20,8 @@ from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, ScanRun, ScanSe
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
 from desktop.flows.settings import load_settings
 from inference.base import Generator
+from inference.engines import RuntimeSettings, open_generator, open_judge
 from inference.judge import Judge
-from inference.registry import resolve_model
 
 _BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
 
@@ -71,15 +71,11 @@ def _settings(args: argparse.Namespace) -> ScanSettings:
 
 
 def _load_generator(path: str | None) -> Generator:
-    from inference.llama_backend import LlamaGenerator
-
-    return LlamaGenerator(resolve_model("llm", path))
+    return open_generator(RuntimeSettings(llm_path=path))
 
 
 def _load_judge(path: str | None) -> Judge:
-    from inference.judge import OnnxJudge
-
-    return OnnxJudge(resolve_model("judge", path))
+    return open_judge(RuntimeSettings(judge_path=path))
 
 
 def run_scan(args: argparse.Namespace) -> int:

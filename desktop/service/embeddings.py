@@ -59,8 +59,7 @@ class TokenCounter:
         with self._lock:
             if not self._loaded:
                 self._loaded = True
-                model = getattr(self._runtime.embedder, "model", None)
-                path = getattr(model, "tokenizer", None)
+                path = self._runtime.embedder.tokenizer_path
                 try:
                     from tokenizers import Tokenizer
 

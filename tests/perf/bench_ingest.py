@@ -97,7 +97,7 @@ def extract(paths: list[Path]) -> list[dict[str, Any]]:
 
 def plan_all(paths: list[Path], limit: int) -> dict[str, Any]:
     from desktop.cli.ingest_cmd import load_judge
-    from desktop.flows.memory.lazy import LazyGenerator
+    from inference.engines import LazyGenerator
 
     engine = LazyGenerator()
     judge = load_judge()

@@ -37,8 +37,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.memory import RecallIndex, capture_turn, close_open_batch, consolidate
-from desktop.flows.memory.lazy import LazyGenerator, load_embedder
 from desktop.flows.memory.recall import RECALL_FLOOR
+from inference.engines import LazyGenerator
+from inference.engines import open_embedder as load_embedder
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory"
 
@@ -198,7 +199,7 @@ def _judge(path: str | None) -> Any:
     """The judge when one is given or installed (``--judge``), else None (lexical checks only)."""
     if path == "none":
         return None
-    from desktop.flows.memory.lazy import load_judge_or_none
+    from inference.engines import open_judge_or_none as load_judge_or_none
 
     if path:
         from inference.judge import OnnxJudge

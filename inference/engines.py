@@ -1,0 +1,164 @@
+"""The one place engines are built from settings: the generator, the embedder, the judge.
+
+The resident :class:`~inference.runtime.Runtime` (GUI, ``antinomy serve``) and
+the command line (one engine per command, loaded on first use) both call these
+functions, so a model path, a backend or a hash check means the same
+everywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.embedder import Embedder, EmbedderSettings, Vectors
+from inference.errors import ModelUnavailable
+from inference.http_backend import HttpSettings
+from inference.judge import Judge, JudgeSettings
+from inference.llama_backend import LlamaSettings
+from inference.registry import ResolvedModel, resolve_model
+
+log = logging.getLogger(__name__)
+
+#: Told which model file an engine is being built from, before it loads.
+ModelSeen = Callable[[ResolvedModel], None]
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    #: "embedded" (llama.cpp in-process) or "http" (OpenAI-compatible server).
+    backend: Literal["embedded", "http"] = "embedded"
+    llm_path: str | None = None
+    embedder_path: str | None = None
+    judge_path: str | None = None
+    http: HttpSettings | None = None
+    llama: LlamaSettings = field(default_factory=LlamaSettings)
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    verify_hashes: bool = True
+
+
+DEFAULTS = RuntimeSettings()
+
+
+def open_generator(
+    settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None
+) -> Generator:
+    """The LLM: llama.cpp in-process, or the configured OpenAI-compatible server."""
+    if settings.backend == "http":
+        if settings.http is None:
+            raise ModelUnavailable(
+                "The HTTP backend is selected but has no URL — set it in Settings."
+            )
+        from inference.http_backend import OpenAIHttpGenerator
+
+        return OpenAIHttpGenerator(settings.http)
+    from inference.llama_backend import LlamaGenerator
+
+    model = resolve_model("llm", settings.llm_path, verify=settings.verify_hashes)
+    if on_model is not None:
+        on_model(model)
+    return LlamaGenerator(model, settings.llama)
+
+
+def open_embedder(
+    settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None
+) -> Embedder:
+    """The sentence embedder on ONNX Runtime."""
+    from inference.embedder import OnnxEmbedder
+
+    model = resolve_model("embedder", settings.embedder_path, verify=settings.verify_hashes)
+    if on_model is not None:
+        on_model(model)
+    return OnnxEmbedder(model, settings.embedder)
+
+
+def open_judge(settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None) -> Judge:
+    """The contradiction judge on ONNX Runtime."""
+    from inference.judge import OnnxJudge
+
+    model = resolve_model("judge", settings.judge_path, verify=settings.verify_hashes)
+    if on_model is not None:
+        on_model(model)
+    return OnnxJudge(model, settings.judge)
+
+
+def open_judge_or_none(settings: RuntimeSettings = DEFAULTS) -> tuple[Judge | None, str]:
+    """The judge, or None with the reason, where the judge is optional (lexical checks
+    decide without it)."""
+    try:
+        return open_judge(settings), ""
+    except Exception as exc:  # missing file, no manifest entry, ONNX error: all mean "no judge"
+        log.info("no judge: %s", exc)
+        return None, str(exc)
+
+
+class LazyGenerator(Generator):
+    """:func:`open_generator`, called by the first completion that needs the model, so a
+    command that finds nothing to do never loads it."""
+
+    def __init__(self, settings: RuntimeSettings = DEFAULTS) -> None:
+        self._settings = settings
+        self._inner: Generator | None = None
+
+    @property
+    def inner(self) -> Generator:
+        if self._inner is None:
+            self._inner = open_generator(self._settings)
+            self.model_name = self._inner.model_name
+            self.model_id = self._inner.model_id
+            self.backend_name = self._inner.backend_name
+            self.leaves_machine = self._inner.leaves_machine
+        return self._inner
+
+    @property
+    def context_length(self) -> int:  # type: ignore[override]
+        return self.inner.context_length
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        settings: GenerationSettings | None = None,
+        stop: StopFlag | None = None,
+    ) -> Completion:
+        return self.inner.complete(messages, schema=schema, settings=settings, stop=stop)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None
+
+
+class LazyEmbedder(Embedder):
+    """:func:`open_embedder`, called by the first embedding that needs the model."""
+
+    def __init__(self, settings: RuntimeSettings = DEFAULTS) -> None:
+        self._settings = settings
+        self._inner: Embedder | None = None
+        self.dimension = 384  # all-MiniLM-L6-v2's, until the model says otherwise
+        self.name = "embedder"
+
+    @property
+    def inner(self) -> Embedder:
+        if self._inner is None:
+            self._inner = open_embedder(self._settings)
+            self.dimension = self._inner.dimension
+            self.name = self._inner.name
+            self.model_id = self._inner.model_id
+        return self._inner
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed(texts)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None

@@ -1,0 +1,93 @@
+"""Engines are built in one place (inference/engines.py), from settings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from desktop.flows.embedding import embedding_model
+from inference.engines import (
+    LazyEmbedder,
+    LazyGenerator,
+    RuntimeSettings,
+    open_embedder,
+    open_generator,
+    open_judge,
+    open_judge_or_none,
+)
+from inference.errors import ModelUnavailable
+from inference.http_backend import HttpSettings, OpenAIHttpGenerator
+from inference.registry import resolve_model
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_CLASSES = ("LlamaGenerator", "OpenAIHttpGenerator", "OnnxEmbedder", "OnnxJudge")
+
+
+def test_only_the_engines_module_constructs_engines() -> None:
+    pattern = re.compile(r"\b(" + "|".join(ENGINE_CLASSES) + r")\(")
+    found = []
+    for folder in ("desktop", "inference"):
+        for path in (ROOT / folder).rglob("*.py"):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel == "inference/engines.py":
+                continue
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if pattern.search(line) and not line.lstrip().startswith("class "):
+                    found.append(f"{rel}: {line.strip()}")
+    assert found == []
+
+
+def test_the_http_backend_needs_a_url() -> None:
+    with pytest.raises(ModelUnavailable, match="has no URL — set it in Settings"):
+        open_generator(RuntimeSettings(backend="http"))
+    remote = open_generator(
+        RuntimeSettings(
+            backend="http", http=HttpSettings(base_url="http://127.0.0.1:9/v1/", model="m")
+        )
+    )
+    assert isinstance(remote, OpenAIHttpGenerator)
+    assert remote.model_id == "http://127.0.0.1:9/v1#m"
+
+
+def test_a_missing_model_file_is_the_same_error_for_every_engine(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope.onnx")
+    for open_engine, settings in (
+        (open_generator, RuntimeSettings(llm_path=str(tmp_path / "nope.gguf"))),
+        (open_embedder, RuntimeSettings(embedder_path=missing)),
+        (open_judge, RuntimeSettings(judge_path=missing)),
+    ):
+        with pytest.raises(ModelUnavailable, match="nope"):
+            open_engine(settings)  # type: ignore[operator]
+    judge, why = open_judge_or_none(RuntimeSettings(judge_path=missing))
+    assert judge is None and "nope.onnx" in why
+
+
+def test_lazy_engines_load_on_first_use_only(tmp_path: Path) -> None:
+    settings = RuntimeSettings(
+        llm_path=str(tmp_path / "nope.gguf"), embedder_path=str(tmp_path / "nope.onnx")
+    )
+    generator, embedder = LazyGenerator(settings), LazyEmbedder(settings)
+    generator.close()
+    embedder.close()  # closing an engine never loaded loads nothing
+    with pytest.raises(ModelUnavailable):
+        generator.count_tokens("x")
+    with pytest.raises(ModelUnavailable):
+        embedder.embed(["x"])
+
+
+@pytest.mark.model
+def test_model_ids_come_from_the_base_classes() -> None:
+    embedder = open_embedder()
+    judge = open_judge()
+    try:
+        model = resolve_model("embedder")
+        # The index keys its vectors by this id: it must not change with the refactor.
+        assert embedder.model_id == f"{model.title}@{model.sha256[:16]}"
+        assert embedding_model(embedder).model_id == embedder.model_id
+        assert embedder.tokenizer_path == model.tokenizer
+        assert judge.model_id.endswith(":" + resolve_model("judge").sha256[:12])
+    finally:
+        embedder.close()
+        judge.close()
