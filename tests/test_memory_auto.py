@@ -11,7 +11,6 @@ import pytest
 from desktop.flows.memory import last_report, pending_batches
 from desktop.flows.memory.auto import AutoConsolidator
 from desktop.flows.memory.consolidate import consolidation_lock
-from desktop.flows.memory.endpoint import auto_consolidate_enabled
 from desktop.flows.settings import (
     MemoryPrefs,
     Settings,
@@ -19,6 +18,7 @@ from desktop.flows.settings import (
     save_settings,
     settings_from_dict,
 )
+from desktop.service.memory_route import auto_consolidate_enabled
 from tests.memory_helpers import RoutingGenerator, WordEmbedder, small_batch
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from desktop.flows.memory import consolidate
 from desktop.flows.memory.batches import RawStore
-from desktop.flows.memory.endpoint import MemoryEndpoint
 from desktop.flows.memory.errors import MemoryError_
+from desktop.service.memory_route import MemoryEndpoint
 from tests.memory_helpers import RoutingGenerator, WordEmbedder
 
 

@@ -20,8 +20,6 @@ indexing; only new or changed decisions are embedded, in small chunks.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import threading
 import time
@@ -30,11 +28,12 @@ from typing import Any
 
 from desktop.flows.embedding import embedding_model
 from desktop.flows.guard import (
-    SUMMARY_MIN_CHARS,
     Guard,
+    GuardNotReady,
     GuardSwitch,
     GuardVerdict,
     bound_summary,
+    too_short,
 )
 from desktop.service.errors import BadRequest, ServiceUnavailable
 from desktop.service.guard_log import GuardRecord
@@ -50,15 +49,26 @@ REFRESH_SECONDS = 30.0
 
 
 class GuardService:
-    """Owns the vault's guard for one endpoint; refreshes it on its own thread."""
+    """Owns the vault's guard for one endpoint; refreshes it on its own thread.
+
+    The route only parses the request and logs the answer: :meth:`Guard.check`
+    decides."""
 
     def __init__(self, ctx: ServiceContext, *, refresh_seconds: float = REFRESH_SECONDS) -> None:
         self.ctx = ctx
         self.root: Path | None = ctx.vault_root
         self.refresh_seconds = refresh_seconds
-        self.guard: Guard | None = None
         self.switch = GuardSwitch(ctx.vault_root) if ctx.vault_root is not None else None
-        self.ready = threading.Event()
+        self.guard: Guard | None = None
+        if ctx.vault_root is not None:
+            self.guard = Guard(
+                ctx.vault_root,
+                switch=self.switch,
+                judge=self._judge,
+                embed_query=ctx.batcher.embed,
+            )
+        #: Set once the guard has read the vault's decisions.
+        self.ready = self.guard.ready if self.guard is not None else threading.Event()
         self.error: str | None = None
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -74,7 +84,7 @@ class GuardService:
         self._wake.set()
 
     def _run(self) -> None:
-        assert self.root is not None
+        assert self.root is not None and self.guard is not None
         runtime = self.ctx.runtime
         # Wait for the owner to bring the models up (never start them from here).
         while runtime.state is not State.READY:
@@ -87,19 +97,14 @@ class GuardService:
         try:
             embedder = runtime.queued_embedder()
             index = VaultIndex(self.root)
-            self.guard = Guard(
-                self.root,
-                index=index,
-                embed=embedder.embed,
-                model_id=embedding_model(embedder).model_id,
-                switch=self.switch,
+            self.guard.attach(
+                index=index, embed=embedder.embed, model_id=embedding_model(embedder).model_id
             )
             while not self.ctx.closing.is_set():
                 try:
                     index.update()  # re-reads only files whose size or mtime changed
                     self.guard.refresh()  # one query when no decision changed
                     self.error = None
-                    self.ready.set()
                 except Exception as exc:  # keep serving the last good snapshot
                     self.error = str(exc)
                     log.exception("guard: refreshing the decisions failed")
@@ -130,7 +135,6 @@ class GuardService:
         mode = body.get("mode")
         if mode is not None and mode not in ("warn", "ask"):
             raise BadRequest(f"mode={mode!r} is unknown: use 'warn' or 'ask'.")
-        summary = bound_summary(summary)
         try:
             verdict = await self._verdict(summary, session_id=session_id, cwd=cwd, mode=mode)
         except Exception:
@@ -181,40 +185,16 @@ class GuardService:
     async def _verdict(
         self, summary: str, *, session_id: str, cwd: str, mode: str | None
     ) -> GuardVerdict:
-        if len(summary.strip()) < SUMMARY_MIN_CHARS:
-            return GuardVerdict("skip")
-        if self.switch is None:
-            return GuardVerdict("off")
-        activation = self.switch.activation(cwd, mode)
-        if not activation.active:
-            return GuardVerdict("off")
-        guard = self.guard
-        if guard is None or not self.ready.is_set():
+        if self.guard is None:  # an endpoint without a vault has nothing to guard
+            return GuardVerdict("skip" if too_short(bound_summary(summary)) else "off")
+        try:
+            return await self.guard.check(summary, session_id=session_id, cwd=cwd, mode=mode)
+        except GuardNotReady:
             raise ServiceUnavailable(
                 "The guard is still reading the vault's decisions"
                 + (f" ({self.error})" if self.error else "")
                 + "; the tool was allowed — try again in a moment."
-            )
-        vectors = await self.ctx.batcher.embed([summary])
-        judge = self._judge()
-        if judge is None:
-            # On the loop, not a worker: scoring 10k decisions is one matrix-vector product
-            # (< 1 ms) and the marker file is a few hundred bytes; a thread hop costs more.
-            return guard.decide(vector=vectors[0], session_id=session_id, activation=activation)
-        # The judge is called directly (its ONNX session is thread-safe), not through its
-        # queue: a check must not wait behind a scan's batch of sentence pairs.
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None,
-            functools.partial(
-                guard.decide,
-                vector=vectors[0],
-                session_id=session_id,
-                activation=activation,
-                summary=summary,
-                judge=judge,
-            ),
-        )
+            ) from None
 
     def _judge(self) -> Judge | None:
         try:

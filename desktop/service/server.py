@@ -33,7 +33,6 @@ from typing import Any
 import uvicorn
 
 import inference
-from desktop.flows.memory.endpoint import memory_routes
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
 from desktop.service.connections import MAX_CONNECTIONS, REQUEST_READ_SECONDS, guarded_protocol
@@ -41,6 +40,7 @@ from desktop.service.embeddings import TokenCounter, embedding_routes
 from desktop.service.errors import EndpointError
 from desktop.service.guard_log import GuardLog
 from desktop.service.guard_route import GuardService
+from desktop.service.memory_route import memory_routes
 from desktop.service.routes import (
     ROUTE_FACTORIES,
     JsonBody,

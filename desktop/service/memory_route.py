@@ -1,7 +1,10 @@
-"""HTTP-free handlers of ``POST /v1/capture`` and ``POST /v1/recall``.
+"""``POST /v1/capture`` and ``POST /v1/recall``: the memory flows behind the hook client.
+
+Every flow's HTTP handlers live in ``desktop/service/<flow>_route.py``; they
+parse the request, call the flow and shape the answer.
 
 Each takes the request's JSON object and returns a JSON-able dict; a bad
-payload raises a :class:`~.errors.MemoryError_` subclass whose message names
+payload raises a :class:`~desktop.flows.memory.errors.MemoryError_` subclass whose message names
 the field (the endpoint turns it into a JSON error). They block (file writes,
 the embedder through the runtime's queue): the endpoint runs them on its
 worker threads.

@@ -1,0 +1,267 @@
+"""One vault's guard: the decisions kept fresh, and the check of one pending change."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop.flows.guard.constants import (
+    JUDGED_DECISIONS,
+    JUDGED_PAIRS,
+    SUBJECT_FLOOR,
+)
+from desktop.flows.guard.decisions import (
+    DecisionSet,
+    EmbedFn,
+    VectorCache,
+    decision_fingerprint,
+    standing_decisions,
+)
+from desktop.flows.guard.markers import SessionMarkers
+from desktop.flows.guard.switch import Activation, GuardSwitch
+from desktop.flows.guard.verdicts import GuardVerdict, bound_summary, hook_output, too_short
+from desktop.flows.sentences import is_evidence, split_sentences
+from desktop.vault.index import VaultIndex
+from inference.errors import AntinomyError
+from inference.judge import CONTRADICTION, Judge
+
+log = logging.getLogger(__name__)
+
+#: The judge to use for a check, asked each time (None: cosine alone decides).
+JudgeSource = Callable[[], Judge | None]
+#: Embeds the summary of a pending change without blocking the event loop.
+AsyncEmbedFn = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
+
+
+class GuardNotReady(AntinomyError):
+    """The guard has not read the vault's decisions yet (the models may still be loading)."""
+
+
+class Guard:
+    """One vault's guard.
+
+    :meth:`check` is the one entry point for a pending change: it bounds the
+    summary, skips one too short to mean anything, asks the switch whether the
+    guard is on for the caller's folder, embeds the summary and decides. The
+    index and the embedder may come later (:meth:`attach`), so a call from a
+    folder where the guard is off is answered before any model is up.
+
+    ``decide`` and ``activation`` are safe from any thread; ``refresh`` embeds
+    (blocking) and should run on a worker thread; ``check`` runs on an event loop.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        index: VaultIndex | None = None,
+        embed: EmbedFn | None = None,
+        model_id: str = "",
+        switch: GuardSwitch | None = None,
+        judge: JudgeSource | None = None,
+        embed_query: AsyncEmbedFn | None = None,
+    ) -> None:
+        self.root = root
+        self.markers = SessionMarkers(root)
+        self.switch = switch or GuardSwitch(root)
+        self._judge = judge or (lambda: None)
+        self._embed_query = embed_query
+        self._snapshot = DecisionSet()
+        self._refresh_lock = threading.Lock()
+        self._fingerprint: tuple[Any, ...] | None = None
+        #: Set once the decisions were read (a first :meth:`refresh` succeeded).
+        self.ready = threading.Event()
+        self.index: VaultIndex | None = None
+        if index is not None and embed is not None:
+            self.attach(index=index, embed=embed, model_id=model_id)
+
+    def attach(self, *, index: VaultIndex, embed: EmbedFn, model_id: str) -> None:
+        """The index to read decisions from and the embedder for them (keys the cache)."""
+        self.index = index
+        self._embed = embed
+        self._cache = VectorCache(self.root, model_id)
+
+    @property
+    def decisions(self) -> DecisionSet:
+        return self._snapshot
+
+    def activation(self, cwd: str, mode: str | None = None) -> Activation:
+        return self.switch.activation(cwd, mode)
+
+    def refresh(self) -> DecisionSet:
+        """Re-read the standing decisions from the index; embed new or changed ones."""
+        if self.index is None:
+            raise GuardNotReady("The guard has no index yet.")
+        with self._refresh_lock:
+            principles = self.switch.settings().include_principles
+            # Cheap when nothing changed (the usual case): one query, no note parsed. It
+            # runs every few seconds beside the checks, which it must not slow down.
+            fingerprint = decision_fingerprint(self.index, include_principles=principles)
+            if fingerprint == self._fingerprint:
+                return self._snapshot
+            decisions = standing_decisions(self.index, include_principles=principles)
+            signature = tuple((d.path, d.text) for d in decisions)
+            if signature != self._snapshot.signature:
+                sentences = tuple(
+                    (row, s.text)
+                    for row, d in enumerate(decisions)
+                    for s in split_sentences(d.text)
+                    if is_evidence(s)
+                )
+                # One call: the cache keeps only the texts of its last call.
+                texts = [d.text for d in decisions] + [t for _, t in sentences]
+                both = self._cache.vectors(texts, self._embed)
+                matrix, sentence_matrix = both[: len(decisions)], both[len(decisions) :]
+                self._snapshot = DecisionSet(
+                    tuple(decisions), matrix, signature, sentences, sentence_matrix
+                )
+                log.info("guard: %d standing decisions", len(decisions))
+            self._fingerprint = fingerprint
+            self.ready.set()
+            return self._snapshot
+
+    async def check(
+        self, summary: str, *, session_id: str, cwd: str, mode: str | None = None
+    ) -> GuardVerdict:
+        """The verdict on a pending change described by ``summary``, from ``cwd``.
+
+        ``skip`` for a summary under :data:`SUMMARY_MIN_CHARS` characters, ``off``
+        where the guard is off (nothing embedded), else the decision of
+        :meth:`decide` — judged when a judge is available. Raises
+        :class:`GuardNotReady` before the decisions were first read.
+        """
+        summary = bound_summary(summary)
+        if too_short(summary):
+            return GuardVerdict("skip")
+        activation = self.switch.activation(cwd, mode)
+        if not activation.active:
+            return GuardVerdict("off")
+        if not self.ready.is_set():
+            raise GuardNotReady("The guard is still reading the vault's decisions.")
+        vector = (await self._embed_summary(summary))[0]
+        judge = self._judge()
+        if judge is None:
+            # On the loop, not a worker: scoring 10k decisions is one matrix-vector product
+            # (< 1 ms) and the marker file is a few hundred bytes; a thread hop costs more.
+            return self.decide(vector=vector, session_id=session_id, activation=activation)
+        # The judge is called directly (its ONNX session is thread-safe), not through its
+        # queue: a check must not wait behind a scan's batch of sentence pairs.
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None,
+            functools.partial(
+                self.decide,
+                vector=vector,
+                session_id=session_id,
+                activation=activation,
+                summary=summary,
+                judge=judge,
+            ),
+        )
+
+    async def _embed_summary(self, summary: str) -> npt.NDArray[np.float32]:
+        if self._embed_query is not None:
+            return await self._embed_query([summary])
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, self._embed, [summary])
+
+    def decide(
+        self,
+        *,
+        vector: npt.NDArray[np.float32],
+        session_id: str,
+        activation: Activation,
+        summary: str = "",
+        judge: Judge | None = None,
+    ) -> GuardVerdict:
+        """The verdict for a change whose summary embeds to ``vector``.
+
+        With a ``judge`` (and the ``summary`` text) it decides; without one, cosine
+        alone does. Blocking when judging (a few ms): call it off the event loop."""
+        snapshot = self._snapshot
+        scores = snapshot.scores(vector)
+        if scores.size == 0:
+            return GuardVerdict("allow")
+        if judge is not None and summary:
+            return self._judged(snapshot, scores, vector, summary, session_id, activation, judge)
+        best = int(np.argmax(scores))
+        top = snapshot.decisions[best]
+        top_score = float(scores[best])
+        if top_score < activation.threshold:
+            return GuardVerdict("allow", top, top_score)
+        hits = np.flatnonzero(scores >= activation.threshold)  # few: sort only these
+        warned = self.markers.warned(session_id) if session_id else set()
+        for i in hits[np.argsort(-scores[hits])]:
+            score = float(scores[i])
+            decision = snapshot.decisions[int(i)]
+            if decision.path in warned:
+                continue
+            if session_id:
+                self.markers.mark(session_id, decision.path)
+            return GuardVerdict(
+                activation.mode, decision, score, hook_output(decision, score, activation.mode)
+            )
+        return GuardVerdict("repeat", top, top_score)
+
+    def _judged(
+        self,
+        snapshot: DecisionSet,
+        scores: npt.NDArray[np.float32],
+        vector: npt.NDArray[np.float32],
+        summary: str,
+        session_id: str,
+        activation: Activation,
+        judge: Judge,
+    ) -> GuardVerdict:
+        near = np.flatnonzero(scores >= SUBJECT_FLOOR)
+        if near.size == 0:
+            best = int(np.argmax(scores))
+            return GuardVerdict("allow", snapshot.decisions[best], 0.0)
+        near = near[np.argsort(-scores[near])][:JUDGED_DECISIONS]
+        rows = set(int(i) for i in near)
+        candidates = [k for k, (row, _) in enumerate(snapshot.sentences) if row in rows]
+        if candidates:
+            sims = np.einsum(
+                "ij,j->i",
+                snapshot.sentence_matrix[candidates],
+                np.asarray(vector, dtype=np.float32),
+            )
+            order = np.argsort(-sims)[:JUDGED_PAIRS]
+            picked = [candidates[int(i)] for i in order]
+        else:
+            picked = []
+        pairs = [(summary, snapshot.sentences[k][1]) for k in picked]
+        owners = [snapshot.sentences[k][0] for k in picked]
+        if not pairs:  # the near decisions have no sentence with content: judge the statement
+            pairs = [(summary, snapshot.decisions[int(near[0])].text)]
+            owners = [int(near[0])]
+        probs = judge.score(pairs)[:, CONTRADICTION]
+        threshold = self.switch.settings().judge_threshold or judge.thresholds.guard
+        best_by_row: dict[int, float] = {}
+        for row, p in zip(owners, probs, strict=True):
+            best_by_row[row] = max(float(p), best_by_row.get(row, 0.0))
+        ranked = sorted(best_by_row.items(), key=lambda kv: -kv[1])
+        top_row, top_p = ranked[0]
+        if top_p < threshold:
+            return GuardVerdict("allow", snapshot.decisions[top_row], top_p)
+        warned = self.markers.warned(session_id) if session_id else set()
+        for row, p in ranked:
+            if p < threshold:
+                break
+            decision = snapshot.decisions[row]
+            if decision.path in warned:
+                continue
+            if session_id:
+                self.markers.mark(session_id, decision.path)
+            return GuardVerdict(
+                activation.mode, decision, p, hook_output(decision, p, activation.mode, judged=True)
+            )
+        return GuardVerdict("repeat", snapshot.decisions[top_row], top_p)
