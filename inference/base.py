@@ -79,7 +79,7 @@ class GenerationSettings:
     #: (the same JSON item forever); 1.1 breaks the loop on the test prompts.
     repeat_penalty: float = 1.1
     repeat_window: int = 64
-    #: Constrain output with the JSON schema when one is given (SPEC §2.1).
+    #: Constrain output with the JSON schema when one is given (the backend enforces it).
     constrain: bool = True
 
 

@@ -1,6 +1,6 @@
 """Sentence embeddings with ONNX Runtime: tokenise, run, mean-pool, normalise.
 
-Measured on this machine kind (MEASURED.md), and handled here:
+Measured on this machine kind (2 cores, no GPU), and handled here:
 
 * the shipped ``tokenizer.json`` pads every text to 128 tokens and truncates
   at 128 — a 20-token request would cost 4–5× more — so padding is reset to

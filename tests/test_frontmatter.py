@@ -1,4 +1,4 @@
-"""Frontmatter reading and byte-faithful editing (SPEC §1, round-trip fidelity)."""
+"""Frontmatter reading and byte-faithful editing (an edit changes only its key's bytes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The structured-output policy (SPEC §2) and the JSON extractor."""
+"""The structured-output policy (schema, one stricter retry, raw answers) and the extractor."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ embed call as soon as it is free; a request that finds it idle goes at once
 share the call). No fixed wait is added to a lone request — the hook's budget
 is tight — yet under load the work collapses into few calls. The embedder
 already sorts each call's texts by length and splits them into ONNX runs, and
-a text's vector does not depend on its neighbours (MEASURED.md), so batching
+a text's vector does not depend on its neighbours (the same alone or in a batch), so batching
 changes no result.
 
 Bulk work cannot hold the engine: a big request is fed to the embedder in

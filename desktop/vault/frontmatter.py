@@ -1,6 +1,6 @@
 """Reading and faithfully editing a note's YAML frontmatter.
 
-Editing one key changes only the bytes of that key (SPEC §1). Every edit is a
+Editing one key changes only the bytes of that key. Every edit is a
 splice: the touched key's text is located with the parser's positions and
 replaced by a freshly written snippet; every other byte (key order, comments,
 quoting, flow or block list style, the body, the final newline, CRLF, a BOM)

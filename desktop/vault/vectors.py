@@ -10,9 +10,9 @@ half — the very thing the whole-vault scan looks for. Chunks are capped at
 (Cost measured in ``tests/perf/bench_index.py``.)
 
 **The matrix.** Exact cosine over an (n, d) float32 matrix in memory: 100k
-notes × 384 dims is 150 MB and one query is a matrix-vector product (MEASURED:
-8–17 ms at 100k). It is updated row by row as notes change, never rebuilt per
-query.
+notes × 384 dims is 150 MB and one query is a matrix-vector product (8–17 ms
+at 100k on this machine kind, 0.25–1.3 ms at 10k). It is updated row by row as
+notes change, never rebuilt per query.
 """
 
 from __future__ import annotations

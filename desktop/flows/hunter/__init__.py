@@ -1,4 +1,4 @@
-"""The tension scan ("Hunter", SPEC §3): pairs of notes that disagree, verified by code.
+"""The tension scan ("Hunter"): pairs of notes that disagree, verified by code.
 
 ``scan(index, engine, judge=..., mode=..., focus=..., settings=..., stop=...,
 progress=...)`` returns a :class:`ScanRun`: the judge decides which pairs are shown,

@@ -15,7 +15,7 @@ MODES: tuple[Mode, ...] = ("classic", "focus", "whole-vault")
 Status = Literal["ok", "format_failure", "stopped", "error"]
 Confidence = Literal["high", "medium", "low"]
 
-#: Shown with every result, permanently (SPEC §3).
+#: Shown with every result, permanently: the pairs are prompts to reflect, not verdicts.
 DISCLAIMER = (
     "Reflective prompts, not truths: a small local contradiction judge picked these sentence "
     "pairs and code checked that the quotes exist. Whether the notes really disagree is for you "

@@ -1,4 +1,4 @@
-"""Ingest: a source document becomes cited pages through a validated, previewed plan (SPEC §6).
+"""Ingest: a source document becomes cited pages through a validated, previewed plan.
 
 The Qt-free API the CLI and the GUI Ingest panel use:
 

@@ -110,8 +110,8 @@ def earlier_version(
 def pick_name(root: Path, title: str, *, index: VaultIndex | None, folder: str) -> str:
     """A basename free in ``folder`` and, when an index is given, in the whole vault.
 
-    A free basename keeps ``[[name]]`` unambiguous (SPEC §1: an ambiguous
-    basename is a warning, never a guess).
+    A free basename keeps ``[[name]]`` unambiguous: a link to a shared basename
+    is reported as ambiguous, never guessed.
     """
     base = clean_name(title)
     for n in range(1, 1000):

@@ -1,6 +1,6 @@
 """Validation of an ingest plan before anything is written; every error is a sentence.
 
-Checked per page (SPEC §6): the transaction engine's path rules (relative,
+Checked per page, before anything is written: the transaction engine's path rules (relative,
 normalised, inside the vault, not in ``.obsidian/``, ``.git/``, ``.trash/``
 or ``.antinomy/``, no symbolic-link escape); a create must not exist yet and
 a replace must still be what was read; the frontmatter each page type needs;

@@ -4,7 +4,7 @@ The Qt-free API the GUI Memory panel and the endpoint use (all take the vault
 folder; the ones that call a model block — run them on a worker thread):
 
 - :func:`capture_turn`, :func:`import_transcript`, :func:`end_session`,
-  :func:`close_open_batch` — capture (SPEC §5);
+  :func:`close_open_batch` — capture (raw batches, secrets masked);
 - :func:`pending_batches` — closed and open batches with their pending lines;
 - :func:`consolidate` (``stop``, ``progress``) → :class:`Report`;
   :func:`last_report`;

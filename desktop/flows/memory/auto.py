@@ -1,4 +1,4 @@
-"""Automatic consolidation (SPEC §5): after a batch closes, in the background, one at a time.
+"""Automatic consolidation: after a batch closes, in the background, one at a time.
 
 The app and ``antinomy serve`` run the same endpoint code; its memory routes own
 one :class:`AutoConsolidator`. :meth:`AutoConsolidator.notify` (any thread, cheap:

@@ -1,6 +1,6 @@
 """Routing: the model files one candidate fact under a subject and a section, and tidies it.
 
-One small structured request per candidate (SPEC §2 policy: JSON schema, one
+One small structured request per candidate (the structured-output policy: JSON schema, one
 stricter retry, raw answers kept on failure)::
 
     {"fact": "The user prefers to deploy on Tuesdays.",

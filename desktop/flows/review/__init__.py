@@ -1,4 +1,4 @@
-"""Review actions (SPEC §4): dismiss, undismiss, elevate, resolve, defeat — each one
+"""Review actions: dismiss, undismiss, elevate, resolve, defeat — each one
 journaled, undoable transaction that changes only the frontmatter keys it is about.
 
 All paths are vault-relative (an unambiguous basename is accepted too).

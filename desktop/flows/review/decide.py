@@ -18,7 +18,7 @@ from desktop.vault.frontmatter import FrontmatterError, set_key
 from desktop.vault.transactions import OnChange, PlanInvalid
 from desktop.vault.transactions.paths import check_relative_path
 
-#: Types that can be defeated (SPEC §4).
+#: Types that can be defeated; any other type is refused (NotEligible).
 DEFEATABLE = ("tension", "substrate", "principle")
 #: Characters Obsidian and common filesystems do not allow in a note's name.
 _BAD_TITLE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]')

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 #: Antinomia's key: basenames of the notes a pair with which was dismissed.
 FALSE_POSITIVES = "hunter_false_positives"
-#: Where new principle notes go unless the caller says otherwise (SPEC §1).
+#: Where new principle notes go unless the caller gives another folder.
 DEFAULT_PRINCIPLES_FOLDER = "Antinomy/Principles"
 
 

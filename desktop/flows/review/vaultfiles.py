@@ -37,7 +37,7 @@ from desktop.vault.transactions import (
 )
 from desktop.vault.transactions.paths import resolve_target
 
-#: Keys a note's type is read from, in order (SPEC §1).
+#: Keys a note's type is read from, in order; the first one set wins.
 TYPE_KEYS = ("type", "antinomia_type", "kind")
 
 

@@ -1,5 +1,5 @@
 """Guard: the endpoint's address and state, the token, the vault's guard settings,
-agent hooks for a project folder, and a live log of the guard's checks (SPEC §8, §9).
+agent hooks for a project folder, and a live log of the guard's checks (verdicts, latency).
 
 The endpoint itself belongs to the app (:mod:`desktop.ui.endpoint`); this panel
 shows it and offers Start/Stop. Guard settings are the vault's own

@@ -1,5 +1,5 @@
 """Ingest: pick a file (or drop it on the window), watch the steps with Stop, read the plan
-as per-file diffs with its tension candidates, then Approve or Discard (SPEC §6).
+as per-file diffs with its tension candidates, then Approve or Discard: nothing is written before.
 
 A rejected plan shows its errors and a link to the saved plan file. Planning
 runs on its own worker (:mod:`desktop.ui.panels.ingest_runner`); approving

@@ -1,5 +1,5 @@
 """Memory: pending batches, Consolidate now (progress, Stop), the last report with its
-accepted facts and rejected fragments (Requeue), subject pages, and a recall box (SPEC §5).
+accepted facts and rejected fragments (Requeue), subject pages, and a recall box.
 
 Everything that reads or writes the vault runs on a worker; consolidation on
 its own (:mod:`desktop.ui.panels.memory_runner`), recall on another, so a

@@ -1,6 +1,6 @@
 """Tensions: run the Hunter, see the verified pairs, and review them.
 
-Shows SPEC §3's results: the run metadata line, the excluded-notes warning,
+Shows a scan's results: the run metadata line, the excluded-notes warning,
 drop counts, the permanent disclaimer, the pairs with both quotes and a
 confidence badge. Stop returns to idle at once; the results on screen stay
 and are marked as the previous run's. A format failure offers **Open raw
