@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test install install-test lint bench lock clean
+.PHONY: run test test-fast install install-test lint bench lock clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -19,6 +19,11 @@ run: install
 
 test: install-test
 	$(PY) -m pytest
+
+# The developer's loop: every test but those on the real models (`make test` and CI run all).
+# Assumes `make install-test` ran once.
+test-fast: $(PY)
+	OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -m "not model" -q
 
 lint:
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && $(VENV)/bin/lint-imports
