@@ -19,7 +19,7 @@ from desktop.cli import exits
 from desktop.cli.output import print_json, progress
 from desktop.flows.embedding import load_embedding_model
 from desktop.flows.ingest.errors import NoPendingPlan, SourceRefused
-from desktop.flows.memory.errors import RecallInvalid, TranscriptInvalid
+from desktop.flows.memory.errors import ConsolidationBusy, RecallInvalid, TranscriptInvalid
 from desktop.flows.review import RenameFix, find_rename_fixes
 from desktop.flows.review.errors import BadInput, ReviewRefused
 from desktop.resources import ensure_sample_vault
@@ -64,6 +64,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     # Trying again may work.
     VaultChanged: exits.TEMP_FAILURE,
     VaultBusy: exits.TEMP_FAILURE,
+    ConsolidationBusy: exits.TEMP_FAILURE,
     ModelUnavailable: exits.UNAVAILABLE,
     NoPendingPlan: exits.FAILURE,
     AntinomyError: exits.FAILURE,

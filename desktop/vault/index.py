@@ -11,38 +11,49 @@ are serialised by a lock, reads use the same connection (SQLite serialises).
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import sqlite3
-import stat
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 
 from desktop.vault.db import IndexDatabase
-from desktop.vault.layout import STATE_DIR, state_dir, vault_root
+from desktop.vault.layout import state_dir, vault_root
+from desktop.vault.links import (
+    ALIASES_SQL,
+    alias_map,
+    resolve_links,
+    resolve_target,
+    stored_aliases,
+)
 from desktop.vault.names import resolve_note_name
 from desktop.vault.notes import (
-    BAD_NAME_DETAIL,
     DEFAULT_MAX_BYTES,
-    SYMLINK_LOOP_DETAIL,
     Link,
     Note,
     NoteSkipped,
-    display_path,
-    not_regular_detail,
     read_note,
-    relative_path,
 )
 from desktop.vault.vectors import EmbeddingModel, VectorStore, embed_notes
+from desktop.vault.walk import REASONS, CoverageEntry, walk_entry, walk_vault
+
+__all__ = [
+    "REASONS",
+    "CoverageEntry",
+    "IndexReport",
+    "NoteSummary",
+    "VaultIndex",
+    "sql_filters",
+    "stored_aliases",
+    "walk_vault",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,33 +63,6 @@ StopCheck = Callable[[], bool]
 
 _BATCH_FILES = 200
 _BATCH_EMBED = 32
-
-REASONS = {
-    "invalid_yaml": "invalid YAML",
-    "not_utf8": "not UTF-8",
-    "binary": "binary",
-    "too_large": "too large",
-    "symlink_outside": "symlink out of the vault",
-    "symlink_dir": "symlinked folder not followed",
-    "symlink_loop": "symlink loop",
-    "not_regular": "not a regular file",
-    "bad_name": "file name not UTF-8",
-    "unreadable": "unreadable",
-    "changing": "kept changing",
-    "vanished": "vanished while read",
-    "duplicate_basename": "duplicate basename",
-    "empty": "empty",
-}
-
-
-@dataclass(frozen=True)
-class CoverageEntry:
-    path: str
-    #: "indexed" or "skipped".
-    state: str
-    #: A stable code (see REASONS) when skipped, or a warning on an indexed note.
-    reason: str | None = None
-    detail: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,73 +106,6 @@ class NoteSummary:
     mtime: float
     sha256: str
     aliases: tuple[str, ...] = field(default=(), repr=False)
-
-
-def walk_vault(root: Path) -> Iterator[tuple[str, os.stat_result | None, CoverageEntry | None]]:
-    """Every ``.md`` file under ``root``: (path, stat, None) or (path, None, skip entry).
-
-    Dot-folders (``.obsidian``, ``.git``, ``.trash``, ``.antinomy``…) are not
-    entered; symlinked folders are not followed; a symlinked note is read only
-    if it points inside the vault. No file can stop the walk: a symlink loop, a
-    name that is not UTF-8, a FIFO, socket or device named ``x.md`` is a skip
-    entry (only regular files are ever opened).
-    """
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        keep = []
-        for name in sorted(dirnames):
-            if name.startswith("."):
-                continue
-            full = here / name
-            if full.is_symlink():
-                rel = display_path(relative_path(root, full))
-                try:
-                    target = os.readlink(full)
-                except OSError as exc:
-                    target = f"unreadable: {exc.strerror or exc}"
-                yield (
-                    rel,
-                    None,
-                    CoverageEntry(
-                        rel,
-                        "skipped",
-                        "symlink_dir",
-                        f"symlinked folder (to {display_path(target)}) is not followed",
-                    ),
-                )
-                continue
-            keep.append(name)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            if not name.lower().endswith(".md") or name.startswith("."):
-                continue
-            yield _walk_entry(root, here / name)
-
-
-def _walk_entry(root: Path, full: Path) -> tuple[str, os.stat_result | None, CoverageEntry | None]:
-    rel = relative_path(root, full)
-    shown = display_path(rel)
-    if shown != rel:  # SQLite (and every later reader) needs a name that is text
-        return shown, None, CoverageEntry(shown, "skipped", "bad_name", BAD_NAME_DETAIL)
-    try:
-        if full.is_symlink():
-            target = full.resolve(strict=True)
-            if not target.is_relative_to(root):
-                return (
-                    rel,
-                    None,
-                    CoverageEntry(rel, "skipped", "symlink_outside", f"points to {target}"),
-                )
-        st = full.stat()
-    except RuntimeError:  # Python < 3.13 reports a loop this way
-        return rel, None, CoverageEntry(rel, "skipped", "symlink_loop", SYMLINK_LOOP_DETAIL)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return rel, None, CoverageEntry(rel, "skipped", "symlink_loop", SYMLINK_LOOP_DETAIL)
-        return rel, None, CoverageEntry(rel, "skipped", "unreadable", str(exc))
-    if not stat.S_ISREG(st.st_mode):
-        return rel, None, CoverageEntry(rel, "skipped", "not_regular", not_regular_detail(st))
-    return rel, st, None
 
 
 class VaultIndex:
@@ -291,7 +208,7 @@ class VaultIndex:
             if not os.path.lexists(full) or (full.is_dir() and not full.is_symlink()):
                 gone.append(rel)  # a folder named x.md is not a note (the walk skips it too)
                 continue
-            shown, st, skip = _walk_entry(self.root, full)
+            shown, st, skip = walk_entry(self.root, full)
             if skip is not None:
                 skipped[shown] = skip
             elif st is not None:
@@ -450,56 +367,6 @@ class VaultIndex:
             if len(new_by_hash.get(digest, ())) == 1
         ]
 
-    def _resolve_links(self, only_sources: Sequence[str] | None) -> None:
-        """Point each link at a note path; ambiguous basenames are flagged, never guessed.
-
-        Like Obsidian, a link names a file (``[[Note]]`` or ``[[Folder/Note]]``);
-        aliases are for display and search, not for resolving links.
-        """
-        if only_sources is not None:
-            self._resolve_some_links(only_sources)
-            return
-        by_base: dict[str, list[str]] = defaultdict(list)
-        by_path: dict[str, str] = {}
-        for (path,) in self.db.execute("SELECT path FROM notes"):
-            lower = path.lower()
-            by_path[lower[:-3] if lower.endswith(".md") else lower] = path
-            by_base[PurePosixPath(lower).stem].append(path)
-        rows = self.db.execute("SELECT rowid, target FROM links").fetchall()
-        updates: list[tuple[str | None, str | None, int]] = []
-        for rowid, target in rows:
-            key = target.lower().removesuffix(".md").strip("/")
-            if "/" in key:
-                hit = by_path.get(key)
-                candidates = (
-                    [hit] if hit else [p for k, p in by_path.items() if k.endswith("/" + key)]
-                )
-            else:
-                candidates = by_base.get(key, [])
-            updates.append(_resolution(candidates, rowid))
-        self._store_resolutions(updates)
-
-    def _resolve_some_links(self, sources: Sequence[str]) -> None:
-        """Resolve the links of a few notes, one indexed lookup per target."""
-        marks = ", ".join("?" for _ in sources)
-        rows = self.db.execute(
-            f"SELECT rowid, target FROM links WHERE src IN ({marks})", list(sources)
-        ).fetchall()
-        found: dict[str, list[str]] = {}
-        updates = []
-        for rowid, target in rows:
-            if target not in found:
-                found[target] = self.resolve(target)
-            updates.append(_resolution(found[target], rowid))
-        self._store_resolutions(updates)
-
-    def _store_resolutions(self, updates: list[tuple[str | None, str | None, int]]) -> None:
-        with self.db.conn:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.conn.executemany(
-                "UPDATE links SET resolved = ?, problem = ? WHERE rowid = ?", updates
-            )
-
     def _mark_duplicates(self) -> None:
         """Warn on every note whose basename another note shares (links to it are ambiguous)."""
         groups = [
@@ -656,19 +523,12 @@ class VaultIndex:
             for p, b, t, ty, st, m, h, a in rows
         }
 
+    def _resolve_links(self, only_sources: Sequence[str] | None) -> None:
+        resolve_links(self.db, only_sources)
+
     def resolve(self, target: str) -> list[str]:
         """Paths a wikilink target could mean (one = resolved, several = ambiguous)."""
-        key = target.lower().removesuffix(".md").strip("/")
-        if "/" in key:
-            rows = self.db.execute(
-                "SELECT path FROM notes WHERE lower(path) = ? OR lower(path) LIKE ?",
-                [key + ".md", "%/" + key + ".md"],
-            )
-        else:
-            rows = self.db.execute(
-                "SELECT path FROM notes WHERE basename = ? COLLATE NOCASE ORDER BY path", [key]
-            )
-        return [r[0] for r in rows]
+        return resolve_target(self.db, target)
 
     def locate(self, name: str) -> str:
         """The path of the note the user names (see :func:`resolve_note_name`)."""
@@ -677,7 +537,7 @@ class VaultIndex:
 
     def aliases(self) -> dict[str, list[str]]:
         """alias → the paths of the notes whose frontmatter declares it."""
-        return _alias_map(self.db.execute(_ALIASES_SQL))
+        return alias_map(self.db.execute(ALIASES_SQL))
 
     def backlinks(self, path: str) -> list[str]:
         return [
@@ -700,33 +560,6 @@ class VaultIndex:
         self._store.close()
 
 
-_ALIASES_SQL = "SELECT path, aliases FROM notes WHERE aliases != '[]' ORDER BY path"
-
-
-def _alias_map(rows: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = defaultdict(list)
-    for path, aliases in rows:
-        for alias in json.loads(aliases):
-            found[str(alias)].append(path)
-    return dict(found)
-
-
-def stored_aliases(root: Path) -> dict[str, list[str]]:
-    """alias → paths as the index last saw them, read without opening the index for
-    writing ({} when the vault has no index yet or it cannot be read)."""
-    path = root / STATE_DIR / "index.db"
-    if not path.is_file():
-        return {}
-    try:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-        try:
-            return _alias_map(conn.execute(_ALIASES_SQL).fetchall())
-        finally:
-            conn.close()
-    except (sqlite3.Error, ValueError):
-        return {}
-
-
 def sql_filters(
     types: Iterable[str] | None, statuses: Iterable[str] | None, prefix: str = ""
 ) -> tuple[list[str], list[Any]]:
@@ -738,10 +571,3 @@ def sql_filters(
             clauses.append(f"{prefix}{column} IN ({', '.join('?' for _ in vals)})")
             params.extend(vals)
     return clauses, params
-
-
-def _resolution(candidates: Sequence[str], rowid: int) -> tuple[str | None, str | None, int]:
-    """(resolved path, problem, link rowid): one candidate resolves; several are ambiguous."""
-    if len(candidates) == 1:
-        return candidates[0], None, rowid
-    return None, "ambiguous" if candidates else "unresolved", rowid

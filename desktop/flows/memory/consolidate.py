@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from desktop.flows.memory.batches import RawStore, write_private
 from desktop.flows.memory.capture import close_open_batch, close_stale_batch
+from desktop.flows.memory.errors import ConsolidationBusy
 from desktop.flows.memory.extract import LineOutcome
 from desktop.flows.memory.pages import DEFAULT_FOLDER
 from desktop.flows.memory.progress import read_progress
@@ -152,10 +153,6 @@ class Run:
     tokens_out: int = 0
 
 
-class ConsolidationBusy(Exception):
-    pass
-
-
 @contextmanager
 def consolidation_lock(root: Path) -> Iterator[None]:
     """One consolidation per vault, across processes; raises ConsolidationBusy at once."""
@@ -190,11 +187,8 @@ def consolidate(
     try:
         with consolidation_lock(root):
             report = _consolidate(root, engine, judge, embedder, force, stop, progress, settings)
-    except ConsolidationBusy:
-        return Report(
-            "already_running",
-            message="A consolidation is already running for this vault — wait for it to finish.",
-        )
+    except ConsolidationBusy as busy:
+        return Report("already_running", message=str(busy))
     report = replace(
         report,
         seconds=round(time.perf_counter() - started, 3),

@@ -23,3 +23,13 @@ class UnknownFragment(MemoryError_):
 
 class RecallInvalid(MemoryError_):
     """A recall request with a bad query or k."""
+
+
+class ConsolidationBusy(MemoryError_):
+    """Another consolidation holds the vault's lock (in this process or another)."""
+
+    def __init__(
+        self,
+        message: str = "A consolidation is already running for this vault — wait for it to finish.",
+    ) -> None:
+        super().__init__(message)

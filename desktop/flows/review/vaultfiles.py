@@ -16,8 +16,8 @@ from desktop.flows.review.errors import NoteNotFound, ReviewRefused
 from desktop.flows.review.records import ReviewResult
 from desktop.vault.errors import VaultChanged
 from desktop.vault.frontmatter import parse_frontmatter
-from desktop.vault.index import stored_aliases
 from desktop.vault.layout import approval_identity, vault_root
+from desktop.vault.links import stored_aliases
 from desktop.vault.names import (
     basename_of,
     by_basename,
