@@ -31,5 +31,4 @@ SUMMARY_MIN_CHARS = 12
 NOT_STANDING = frozenset(
     {"superseded", "deprecated", "rejected", "retired", "withdrawn", "obsolete"}
 )
-SETTINGS_FILE = "settings.json"
 PROJECTS_FILE = "guard-projects.json"

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.flows.guard.constants import DEFAULT_THRESHOLD, PROJECTS_FILE, SETTINGS_FILE
-from desktop.vault.layout import state_dir
+from desktop.flows.guard.constants import DEFAULT_THRESHOLD, PROJECTS_FILE
+from desktop.flows.settings.vault import (
+    load_vault_settings,
+    save_vault_settings,
+    vault_settings_path,
+)
 from inference import atomic
 from inference.errors import AntinomyError
 from inference.paths import config_dir
@@ -47,26 +51,21 @@ class GuardSettings:
         return self
 
 
+#: The next step named by every error about the file.
+_FIX = "Fix it or run `antinomy guard enable` again."
+
+
 def settings_path(root: Path) -> Path:
-    return state_dir(root, "guard") / SETTINGS_FILE
+    return vault_settings_path(root, "guard")
 
 
 def load_settings(root: Path) -> GuardSettings:
-    try:
-        data = json.loads(settings_path(root).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return GuardSettings()
-    except (OSError, ValueError) as exc:
-        raise GuardError(
-            f"{settings_path(root)} cannot be read ({exc}) — fix it or run "
-            "`antinomy guard enable` again."
-        ) from exc
-    known = {k: data[k] for k in GuardSettings.__dataclass_fields__ if k in data}
-    return GuardSettings(**known).validated()
+    settings = load_vault_settings(root, "guard", GuardSettings, error=GuardError, fix=_FIX)
+    return settings.validated()
 
 
 def save_settings(root: Path, settings: GuardSettings) -> None:
-    _write_json(settings_path(root), asdict(settings.validated()))
+    save_vault_settings(root, "guard", settings.validated())
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,28 @@
-"""The one typed settings object, shared by the desktop app and the command line.
+"""The app-wide settings: one typed object, shared by the desktop app and the command line.
 
 Stored as JSON in ``inference.paths.config_dir() / "settings.json"`` (so
 ``ANTINOMY_HOME`` relocates it). Every section is a frozen dataclass that
 checks itself on construction; a value the user can get wrong raises
 :class:`SettingsInvalid` naming the key and the fix. Unknown keys in the file
 are ignored (a newer version may have written them), missing keys take their
-defaults. Qt-free: the GUI edits it through its Settings dialog, the CLI reads it.
+defaults; each value is checked against its field's type
+(:mod:`desktop.flows.settings.parse`). Qt-free: the GUI edits it through its
+Settings dialog, the CLI reads it. A vault's own settings live in the vault
+(:mod:`desktop.flows.settings.vault`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
+import typing
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from desktop.flows.hunter import ScanSettings
+from desktop.flows.settings.parse import from_mapping
 from inference import atomic
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
@@ -196,60 +201,27 @@ class Settings:
         return replace(self, recent_vaults=recent, last_vault=full)
 
 
-_SECTIONS: dict[str, type[Any]] = {
-    "models": ModelPaths,
-    "backend": BackendSettings,
-    "scan": ScanCaps,
-    "endpoint": EndpointSettings,
-    "folders": FolderSettings,
-    "memory": MemoryPrefs,
-}
-_EXPECTED: dict[str, type | tuple[type, ...]] = {
-    "llm_path": (str, type(None)),
-    "embedder_path": (str, type(None)),
-    "kind": str,
-    "base_url": str,
-    "model": str,
-    "api_key": (str, type(None)),
-    "cap": int,
-    "body_chars": int,
-    "types": tuple,
-    "neighbours": int,
-    "port": int,
-    "principles": str,
-    "subjects": str,
-    "sources": str,
-    "debug": str,
-    "auto_consolidate": bool,
-}
-
-
 def settings_path() -> Path:
     return config_dir() / SETTINGS_FILE
 
 
-def _section(name: str, cls: type[Any], data: Any) -> Any:
-    if data is None:
-        return cls()
-    _check(isinstance(data, dict), f"'{name}' must be a table of settings, not {data!r}.")
-    known = {f.name for f in fields(cls)}
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in known:
-            continue  # written by a newer version: kept out, not an error
-        if isinstance(value, list):
-            value = tuple(value)
-        expected = _EXPECTED[key]
-        bad = (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected)
-        _check(not bad, f"{name}.{key} has the wrong type: {value!r}.")
-        values[key] = value
-    return cls(**values)
+def _sections() -> dict[str, type[Any]]:
+    """The sections of :class:`Settings`: its fields that are settings dataclasses."""
+    hints = typing.get_type_hints(Settings)
+    return {
+        f.name: hints[f.name]
+        for f in fields(Settings)
+        if isinstance(hints[f.name], type) and is_dataclass(hints[f.name])
+    }
 
 
 def settings_from_dict(data: Any) -> Settings:
     """Build and check settings from parsed JSON; raises :class:`SettingsInvalid`."""
     _check(isinstance(data, dict), "The settings file must hold a JSON object.")
-    sections = {name: _section(name, cls, data.get(name)) for name, cls in _SECTIONS.items()}
+    sections = {
+        name: from_mapping(cls, data.get(name), where=name, error=SettingsInvalid)
+        for name, cls in _sections().items()
+    }
     recent = data.get("recent_vaults", [])
     _check(
         isinstance(recent, list) and all(isinstance(p, str) for p in recent),
@@ -259,12 +231,7 @@ def settings_from_dict(data: Any) -> Settings:
         value = data.get(key)
         _check(value is None or isinstance(value, str), f"{key} must be a string.")
     return Settings(
-        models=sections["models"],
-        backend=sections["backend"],
-        scan=sections["scan"],
-        endpoint=sections["endpoint"],
-        folders=sections["folders"],
-        memory=sections["memory"],
+        **sections,
         recent_vaults=tuple(recent[:MAX_RECENT]),
         last_vault=data.get("last_vault"),
         window_geometry=data.get("window_geometry"),
