@@ -156,97 +156,11 @@ class QtMemoryPanel(QWidget):
         self.listing: MemoryListing | None = None
         self.report: dict[str, Any] | None = None
 
-        # -- top row
-        self.consolidate_button = QPushButton("Consolidate now")
-        self.consolidate_button.setToolTip(
-            "Turn pending conversation lines into cited facts on subject pages "
-            "(closes the open batch first)"
-        )
-        self.consolidate_button.clicked.connect(self.consolidate)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Stop after the current token; finished steps are kept")
-        self.stop_button.clicked.connect(self.runner.stop)
-        self.stop_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(200)
-        self.progress.hide()
-        self.state = QLabel("Idle.")
-        refresh = QPushButton("Refresh")
-        refresh.clicked.connect(self.refresh)
-        top = QHBoxLayout()
-        top.addWidget(self.consolidate_button)
-        top.addWidget(self.stop_button)
-        top.addWidget(self.progress)
-        top.addWidget(self.state, 1)
-        top.addWidget(refresh)
-
-        # -- pending batches and subject pages
-        self.pending = _tree(["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70])
-        self.pages = QListWidget()
-        self.pages.itemActivated.connect(self._open_page)
-        self.pages.itemClicked.connect(self._open_page)
-
-        # -- last report
-        self.report_text = QLabel("No consolidation yet.")
-        self.report_text.setWordWrap(True)
-        self.report_text.setTextFormat(Qt.TextFormat.RichText)
-        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130])
-        self.accepted.itemActivated.connect(self._open_item)
-        self.accepted.itemDoubleClicked.connect(self._open_item)
-        self.rejected = _tree(
-            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
-        )
-        self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
-        self.requeue_button = QPushButton("Requeue")
-        self.requeue_button.setToolTip(
-            "Let the next consolidation reconsider this fragment's lines"
-        )
-        self.requeue_button.clicked.connect(self.requeue_selected)
-        self.rejected_count = QLabel()
-        requeue_row = QHBoxLayout()
-        requeue_row.addWidget(self.rejected_count, 1)
-        requeue_row.addWidget(self.requeue_button)
-        rejected_widget = QWidget()
-        rw = QVBoxLayout(rejected_widget)
-        rw.setContentsMargins(0, 0, 0, 0)
-        rw.addWidget(self.rejected, 1)
-        rw.addLayout(requeue_row)
-
-        # -- recall
-        self.query = QLineEdit()
-        self.query.setPlaceholderText("Recall: what does memory hold about…")
-        self.query.returnPressed.connect(self.recall)
-        self.recall_button = QPushButton("Recall")
-        self.recall_button.clicked.connect(self.recall)
-        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120])
-        self.results.itemActivated.connect(self._open_item)
-        self.results.itemDoubleClicked.connect(self._open_item)
-        query_row = QHBoxLayout()
-        query_row.addWidget(self.query, 1)
-        query_row.addWidget(self.recall_button)
-        recall_widget = QWidget()
-        qw = QVBoxLayout(recall_widget)
-        qw.setContentsMargins(0, 0, 0, 0)
-        qw.addLayout(query_row)
-        qw.addWidget(self.results, 1)
-
-        lists = QSplitter(Qt.Orientation.Horizontal)
-        self.pending_box = _box("Pending batches", self.pending)
-        self.pages_box = _box("Subject pages", self.pages)
-        lists.addWidget(self.pending_box)
-        lists.addWidget(self.pages_box)
-        report_box = QGroupBox("Last consolidation")
-        rb = QVBoxLayout(report_box)
-        rb.setContentsMargins(6, 6, 6, 6)
-        rb.addWidget(self.report_text)
-        report_split = QSplitter(Qt.Orientation.Vertical)
-        report_split.addWidget(_box("Accepted facts", self.accepted))
-        report_split.addWidget(_box("Rejected fragments", rejected_widget))
-        rb.addWidget(report_split, 1)
+        top = self._build_top_row()  # built in reading order: the focus chain follows it
         body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(lists)
-        body.addWidget(report_box)
-        body.addWidget(_box("Recall", recall_widget))
+        body.addWidget(self._build_lists())
+        body.addWidget(self._build_report())
+        body.addWidget(_box("Recall", self._build_recall()))
         body.setSizes([150, 380, 260])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -274,6 +188,104 @@ class QtMemoryPanel(QWidget):
         self._report_timer.start()
         self._buttons()
         self.refresh()
+
+    # ------------------------------------------------------------------ building
+
+    def _build_top_row(self) -> QHBoxLayout:
+        self.consolidate_button = QPushButton("Consolidate now")
+        self.consolidate_button.setToolTip(
+            "Turn pending conversation lines into cited facts on subject pages "
+            "(closes the open batch first)"
+        )
+        self.consolidate_button.clicked.connect(self.consolidate)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop after the current token; finished steps are kept")
+        self.stop_button.clicked.connect(self.runner.stop)
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(200)
+        self.progress.hide()
+        self.state = QLabel("Idle.")
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(self.consolidate_button)
+        top.addWidget(self.stop_button)
+        top.addWidget(self.progress)
+        top.addWidget(self.state, 1)
+        top.addWidget(refresh)
+        return top
+
+    def _build_lists(self) -> QSplitter:
+        """Pending batches beside the subject pages."""
+        self.pending = _tree(["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70])
+        self.pages = QListWidget()
+        self.pages.itemActivated.connect(self._open_page)
+        self.pages.itemClicked.connect(self._open_page)
+        lists = QSplitter(Qt.Orientation.Horizontal)
+        self.pending_box = _box("Pending batches", self.pending)
+        self.pages_box = _box("Subject pages", self.pages)
+        lists.addWidget(self.pending_box)
+        lists.addWidget(self.pages_box)
+        return lists
+
+    def _build_report(self) -> QGroupBox:
+        """The last consolidation: its summary, accepted facts, rejected fragments."""
+        self.report_text = QLabel("No consolidation yet.")
+        self.report_text.setWordWrap(True)
+        self.report_text.setTextFormat(Qt.TextFormat.RichText)
+        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130])
+        self.accepted.itemActivated.connect(self._open_item)
+        self.accepted.itemDoubleClicked.connect(self._open_item)
+        report_box = QGroupBox("Last consolidation")
+        rb = QVBoxLayout(report_box)
+        rb.setContentsMargins(6, 6, 6, 6)
+        rb.addWidget(self.report_text)
+        report_split = QSplitter(Qt.Orientation.Vertical)
+        report_split.addWidget(_box("Accepted facts", self.accepted))
+        report_split.addWidget(_box("Rejected fragments", self._build_rejected()))
+        rb.addWidget(report_split, 1)
+        return report_box
+
+    def _build_rejected(self) -> QWidget:
+        self.rejected = _tree(
+            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
+        )
+        self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
+        self.requeue_button = QPushButton("Requeue")
+        self.requeue_button.setToolTip(
+            "Let the next consolidation reconsider this fragment's lines"
+        )
+        self.requeue_button.clicked.connect(self.requeue_selected)
+        self.rejected_count = QLabel()
+        requeue_row = QHBoxLayout()
+        requeue_row.addWidget(self.rejected_count, 1)
+        requeue_row.addWidget(self.requeue_button)
+        rejected_widget = QWidget()
+        rw = QVBoxLayout(rejected_widget)
+        rw.setContentsMargins(0, 0, 0, 0)
+        rw.addWidget(self.rejected, 1)
+        rw.addLayout(requeue_row)
+        return rejected_widget
+
+    def _build_recall(self) -> QWidget:
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Recall: what does memory hold about…")
+        self.query.returnPressed.connect(self.recall)
+        self.recall_button = QPushButton("Recall")
+        self.recall_button.clicked.connect(self.recall)
+        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120])
+        self.results.itemActivated.connect(self._open_item)
+        self.results.itemDoubleClicked.connect(self._open_item)
+        query_row = QHBoxLayout()
+        query_row.addWidget(self.query, 1)
+        query_row.addWidget(self.recall_button)
+        recall_widget = QWidget()
+        qw = QVBoxLayout(recall_widget)
+        qw.setContentsMargins(0, 0, 0, 0)
+        qw.addLayout(query_row)
+        qw.addWidget(self.results, 1)
+        return recall_widget
 
     # ------------------------------------------------------------------ listing
 
