@@ -75,6 +75,12 @@ def test_empty_code_only_and_duplicate_notes() -> None:
     assert len(split_sentences("Same line here.\n\nSame line here.\n")) == 1
 
 
+def test_punctuation_alone_is_not_a_sentence() -> None:
+    # hypothesis found "'" once: a one-character "sentence" no quote check can find again
+    for text in ("'", "…", '"', "« »", "...\n\n---", "- '"):
+        assert split_sentences(text) == [], text
+
+
 @given(st.text(max_size=400))
 def test_any_text_splits_without_error_and_quotes_stay_in_the_note(text: str) -> None:
     for s in split_sentences(text):

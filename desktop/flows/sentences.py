@@ -152,8 +152,8 @@ def split_sentences(body: str) -> list[Sentence]:
         for quote in _split(block):
             text = plain(quote)
             words = text.split()
-            if not words:
-                continue
+            if not any(ch.isalnum() for ch in text):
+                continue  # punctuation alone ("'", "…") is not a sentence
             if len(words) > MAX_WORDS:
                 text = " ".join(words[:MAX_WORDS])
             key = text.casefold()
