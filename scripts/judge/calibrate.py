@@ -17,7 +17,13 @@ which holds out whole scenarios), never from the sample vault:
 The threshold is the lowest probability at which note-level precision reaches
 ``--precision`` with the negatives weighted as a vault has them
 (``--unrelated-weight`` unrelated pairs per near miss). ``high`` is where
-precision reaches 0.97. Also prints sentence-level P/R/F1 on the same split.
+precision reaches 0.97.
+
+When no threshold reaches that precision, ``--background N`` bounds false
+alarms without labels instead: a vault of ``N`` notes built from independent
+texts (``tests/perf/corpus.py``), its candidate pairs chosen as the whole-vault
+scan chooses them, and the probability that at most ``--background-rate`` of
+them (``high``: a third of it) pass. The manifest takes the higher of the two.
 Runs in the app's environment (no PyTorch).
 """
 
@@ -28,6 +34,7 @@ import json
 import random
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +47,10 @@ from prepare import split_of  # noqa: E402
 from synth import load_scenarios  # noqa: E402
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
+from desktop.flows.hunter.records import ScanSettings  # noqa: E402
+from desktop.flows.hunter.select import candidate_pairs, scannable  # noqa: E402
 from desktop.flows.judging import NoteJudge  # noqa: E402
+from desktop.vault.vectors import EmbeddingModel  # noqa: E402
 from inference.judge import OnnxJudge, Thresholds  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
 
@@ -110,6 +120,35 @@ def choose(
     return best_t, False
 
 
+def background_scores(
+    judge: OnnxJudge, embedding: EmbeddingModel, notes: int, min_cosine: float
+) -> np.ndarray:
+    """Note-level scores of the whole-vault scan's candidate pairs in a vault of ``notes``
+    notes with no planted contradiction."""
+    sys.path.insert(0, str(ROOT / "tests" / "perf"))
+    from corpus import synthetic_vault
+
+    from desktop.vault.index import VaultIndex
+    from desktop.vault.notes import read_note
+
+    with tempfile.TemporaryDirectory(prefix="judge-background-") as tmp:
+        root = Path(tmp) / "vault"
+        synthetic_vault(root, notes)
+        index = VaultIndex(root, embedding=embedding)
+        try:
+            index.update()
+            settings = ScanSettings()
+            eligible, _ = scannable(index, settings)
+            pairs, _ = candidate_pairs(index, eligible, settings)
+            keys = [tuple(sorted(k)) for k in pairs]
+            bodies = {p: read_note(root, p).body for k in keys for p in k}
+        finally:
+            index.close()
+    nj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=min_cosine))
+    nj.prepare(bodies)
+    return np.array([v.contradiction for v in nj.judge_pairs(keys)])
+
+
 def report_at(scores: np.ndarray, labels: list[str], t: float) -> dict[str, object]:
     out: dict[str, object] = {"threshold": round(t, 3)}
     for kind in ("contradiction", "near_miss", "unrelated"):
@@ -125,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--precision", type=float, default=0.9)
     p.add_argument("--unrelated-weight", type=float, default=3.0)
     p.add_argument("--min-cosine", type=float, default=Thresholds().min_cosine)
+    p.add_argument(
+        "--background", type=int, default=0, help="notes of the label-free background vault"
+    )
+    p.add_argument("--background-rate", type=float, default=0.1)
     p.add_argument(
         "--write-manifest",
         action="store_true",
@@ -149,6 +192,20 @@ def main(argv: list[str] | None = None) -> int:
     t, reached = choose(scores, labels, args.precision, args.unrelated_weight)
     high, _ = choose(scores, labels, 0.97, args.unrelated_weight)
     high = max(high, t + 0.5 * (1 - t)) if high <= t else high
+    background: dict[str, object] = {}
+    if args.background:
+        bg = background_scores(judge, embedding, args.background, args.min_cosine)
+        bound = float(np.quantile(bg, 1 - args.background_rate)) if len(bg) else 0.0
+        bound_high = float(np.quantile(bg, 1 - args.background_rate / 3)) if len(bg) else 0.0
+        background = {
+            "notes": args.background,
+            "candidate_pairs": len(bg),
+            "rate": args.background_rate,
+            "threshold": round(bound, 3),
+            "high": round(bound_high, 3),
+        }
+        if not reached:
+            t, high = max(t, bound), max(high, bound_high)
     result = {
         "judge": judge.model_id,
         "val_scenarios": len(scenarios),
@@ -158,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         "chosen": report_at(scores, labels, t),
         "high": report_at(scores, labels, max(high, t)),
         "at_0.5": report_at(scores, labels, 0.5),
+        "background": background,
     }
     print(json.dumps(result, indent=1))
     if args.write_manifest:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 import time
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import notes as corpus_notes  # noqa: E402
+from corpus import synthetic_vault  # noqa: E402
 
 from desktop.flows.embedding import embedding_model  # noqa: E402
 from desktop.flows.hunter import ScanRun, ScanSettings, scan  # noqa: E402
@@ -88,19 +87,6 @@ def _sum_dropped(runs: list[ScanRun]) -> dict[str, int]:
         for reason, n in run.dropped.items():
             out[reason] = out.get(reason, 0) + n
     return out
-
-
-def synthetic_vault(root: Path, n: int, seed: int = 11) -> None:
-    rng = random.Random(seed)
-    texts = corpus_notes()
-    types = ["tension", "substrate", "principle", "decision", None, None]
-    for i in range(n):
-        folder = root / f"Area {i % 25:02d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        body = "\n\n".join(rng.sample(texts, rng.randint(1, 3)))
-        kind = types[i % len(types)]
-        front = f"---\ntype: {kind}\n---\n" if kind else ""
-        (folder / f"Note {i:05d}.md").write_text(f"{front}# Note {i:05d}\n\n{body}\n")
 
 
 def main() -> None:

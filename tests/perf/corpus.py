@@ -14,6 +14,7 @@ a given length out of them for throughput runs.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 ENGLISH = [
     # Decisions and the notes that later contradict them.
@@ -290,3 +291,18 @@ def texts_of_about(words: int, count: int) -> list[str]:
         start = (i * stride) % max(1, len(stream) - words)
         out.append(" ".join(stream[start : start + words]))
     return out
+
+
+def synthetic_vault(root: Path, n: int, seed: int = 11) -> None:
+    """``n`` notes of 1–3 corpus texts each, in 25 folders, some with a ``type``: a vault
+    with no planted contradiction (its texts were written independently)."""
+    rng = random.Random(seed)
+    texts = notes()
+    types = ["tension", "substrate", "principle", "decision", None, None]
+    for i in range(n):
+        folder = root / f"Area {i % 25:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = "\n\n".join(rng.sample(texts, rng.randint(1, 3)))
+        kind = types[i % len(types)]
+        front = f"---\ntype: {kind}\n---\n" if kind else ""
+        (folder / f"Note {i:05d}.md").write_text(f"{front}# Note {i:05d}\n\n{body}\n")
