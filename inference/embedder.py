@@ -39,6 +39,8 @@ class Embedder(ABC):
     model_id: str = ""
     #: The model's tokenizer file, for callers that count tokens (None: unknown).
     tokenizer_path: Path | None = None
+    #: True when calls send text to another machine (an embedding server not on loopback).
+    leaves_machine: bool = False
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -17,6 +17,7 @@ from inference.base import Completion, GenerationSettings, Generator, Message, S
 from inference.embedder import Embedder, EmbedderSettings, Vectors
 from inference.errors import ModelUnavailable
 from inference.http_backend import HttpSettings
+from inference.http_embedder import HttpEmbedderSettings
 from inference.judge import Judge, JudgeSettings
 from inference.llama_backend import LlamaSettings
 from inference.registry import ResolvedModel, resolve_model
@@ -35,6 +36,9 @@ class RuntimeSettings:
     embedder_path: str | None = None
     judge_path: str | None = None
     http: HttpSettings | None = None
+    #: "embedded" (ONNX in-process) or "http" (an OpenAI-compatible /v1/embeddings server).
+    embedder_backend: Literal["embedded", "http"] = "embedded"
+    embedder_http: HttpEmbedderSettings | None = None
     llama: LlamaSettings = field(default_factory=LlamaSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
@@ -67,7 +71,16 @@ def open_generator(
 def open_embedder(
     settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None
 ) -> Embedder:
-    """The sentence embedder on ONNX Runtime."""
+    """The sentence embedder: ONNX Runtime in-process, or the configured embedding server."""
+    if settings.embedder_backend == "http":
+        if settings.embedder_http is None:
+            raise ModelUnavailable(
+                "The HTTP embedder is selected but has no URL — set it in Settings "
+                "(or --embedder-url)."
+            )
+        from inference.http_embedder import OpenAIHttpEmbedder
+
+        return OpenAIHttpEmbedder(settings.embedder_http)
     from inference.embedder import OnnxEmbedder
 
     model = resolve_model("embedder", settings.embedder_path, verify=settings.verify_hashes)

@@ -129,6 +129,8 @@ class OpenAIHttpEmbedder(Embedder):
         probe = self._post(["probe"])
         self.dimension = int(probe.shape[1])
         self.name = f"{self.served_model or 'server default'} (openai-compatible)"
+        #: What the index records: the served model, so a switch re-embeds the vault.
+        self.model_id = self.name
 
     # ------------------------------------------------------------------ transport
 

@@ -25,6 +25,7 @@ from inference.embedder import Embedder, Vectors
 from inference.engines import RuntimeSettings, open_embedder, open_generator, open_judge
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
+from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores
 from inference.llama_backend import LlamaGenerator
 from inference.registry import ResolvedModel
@@ -129,7 +130,14 @@ class Runtime:
         return generator
 
     def _default_embedder(self) -> Embedder:
-        return open_embedder(self.settings, on_model=self._seen("embedder"))
+        embedder = open_embedder(self.settings, on_model=self._seen("embedder"))
+        if isinstance(embedder, OpenAIHttpEmbedder):
+            self.reports["embedder"].description = (
+                f"{embedder.backend_name}, {embedder.served_model or 'server default'}, "
+                f"{embedder.dimension} dimensions"
+                + (" — sends note text off this machine" if embedder.leaves_machine else "")
+            )
+        return embedder
 
     def _default_judge(self) -> Judge:
         return open_judge(self.settings, on_model=self._seen("judge"))
@@ -181,7 +189,9 @@ class Runtime:
             else:
                 embedder = self._make_embedder()
                 report.load_seconds = time.perf_counter() - t0
-                report.description = f"onnxruntime, {embedder.dimension} dimensions"
+                report.description = (
+                    report.description or f"onnxruntime, {embedder.dimension} dimensions"
+                )
                 self._warm_embedder(embedder, report)
                 self._embedder = embedder
         except AntinomyError as exc:
@@ -417,6 +427,7 @@ class _QueuedEmbedder(Embedder):
         self.name = inner.name
         self.model_id = inner.model_id
         self.tokenizer_path = inner.tokenizer_path
+        self.leaves_machine = inner.leaves_machine
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._runtime.submit_embed(texts).result()
