@@ -164,19 +164,31 @@ class OpenAIHttpEmbedder(Embedder):
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
         return headers
 
+    def _exchange(self, payload: bytes) -> tuple[http.client.HTTPResponse, bytes]:
+        conn = self._connection()
+        if conn.sock is None:
+            conn.connect()
+            assert conn.sock is not None
+            conn.sock.settimeout(self.settings.read_timeout)
+        conn.request("POST", self._path, body=payload, headers=self._headers())
+        response = conn.getresponse()
+        return response, response.read()
+
     def _send_once(self, payload: bytes) -> Any:
         """One request; raises :class:`_Transient` or :class:`ModelUnavailable`."""
-        conn = self._connection()
+        reused = getattr(self._local, "conn", None) is not None and self._local.conn.sock
         try:
-            if conn.sock is None:
-                conn.connect()
-                assert conn.sock is not None
-                conn.sock.settimeout(self.settings.read_timeout)
-            conn.request("POST", self._path, body=payload, headers=self._headers())
-            response = conn.getresponse()
-            body = response.read()
+            try:
+                response, body = self._exchange(payload)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                if not reused:
+                    raise
+                # The server closed an idle keep-alive connection (uvicorn does after 5 s):
+                # not a failure, so a fresh connection at once, without a backoff.
+                self._drop_connection()
+                response, body = self._exchange(payload)
         except (OSError, http.client.HTTPException) as exc:
-            # Refused, reset, timed out, or a keep-alive connection the server closed.
+            # Refused, reset, timed out, or closed mid-answer.
             self._drop_connection()
             raise _Transient(f"{type(exc).__name__}: {exc}") from exc
         if response.getheader("Connection", "").lower() == "close":

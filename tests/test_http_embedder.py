@@ -181,11 +181,12 @@ def test_retry_after_is_honoured_and_a_long_one_refused(server: ScriptedServer) 
         embedder.embed(["hello"])
 
 
-def test_a_reset_connection_is_retried_on_a_new_one(server: ScriptedServer) -> None:
+def test_a_reset_on_a_fresh_connection_is_retried_after_a_wait(server: ScriptedServer) -> None:
     embedder, waits = make(server)
-    server.script.append("reset")
+    # The kept-alive connection is dropped (reopened at once), then the new one too.
+    server.script += ["reset", "reset"]
     assert embedder.embed(["after a reset"]).shape == (1, DIM)
-    assert len(waits) == 1
+    assert waits == [0.5] and embedder.retries == 1
 
 
 def test_giving_up_names_the_server_and_the_fix(server: ScriptedServer) -> None:
@@ -290,3 +291,12 @@ def test_token_vectors_are_mean_pooled(server: ScriptedServer) -> None:
     # Such a server mixes up a batch's token vectors: each text goes alone.
     embedder.embed(["a", "b", "c"])
     assert [len(r["input"]) for r in server.requests[-3:]] == [1, 1, 1]
+
+
+def test_an_idle_connection_the_server_closed_is_reopened_without_a_wait(
+    server: ScriptedServer,
+) -> None:
+    embedder, waits = make(server)  # the probe leaves a keep-alive connection open
+    server.script.append("reset")  # the server drops it, as uvicorn does when idle
+    assert embedder.embed(["next"]).shape == (1, DIM)
+    assert waits == [] and embedder.retries == 0
