@@ -26,6 +26,7 @@ from desktop.flows.settings.parse import from_mapping
 from inference import atomic
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
+from inference.http_embedder import HttpEmbedderSettings
 from inference.paths import config_dir
 from inference.runtime import RuntimeSettings
 
@@ -80,6 +81,46 @@ class BackendSettings:
         if self.kind != "http":
             return False
         return not is_loopback_host(urlparse(self.base_url).hostname or "")
+
+
+@dataclass(frozen=True)
+class EmbedderBackendSettings:
+    """Where embeddings are computed: the bundled ONNX model, or an OpenAI-compatible
+    ``/v1/embeddings`` server (llama-server --embeddings, Ollama, vLLM, TEI, another
+    Antinomy). The index records the model id; switching re-embeds the vault."""
+
+    kind: BackendKind = "embedded"
+    base_url: str = ""
+    model: str = ""
+    api_key: str | None = None
+
+    def __post_init__(self) -> None:
+        _check(
+            self.kind in ("embedded", "http"),
+            f"embedder_backend.kind must be 'embedded' or 'http', not {self.kind!r}.",
+        )
+        if self.kind == "http":
+            url = urlparse(self.base_url)
+            _check(
+                url.scheme in ("http", "https") and bool(url.hostname),
+                "embedder_backend.base_url must be an http(s) URL such as "
+                f"http://127.0.0.1:8080/v1 (got {self.base_url!r}) — set it in Settings, or "
+                "choose the embedded embedder.",
+            )
+
+    @property
+    def leaves_machine(self) -> bool:
+        """True when note text would be sent to another machine."""
+        if self.kind != "http":
+            return False
+        return not is_loopback_host(urlparse(self.base_url).hostname or "")
+
+    def http_settings(self) -> HttpEmbedderSettings | None:
+        if self.kind != "http":
+            return None
+        return HttpEmbedderSettings(
+            base_url=self.base_url, model=self.model, api_key=self.api_key or None
+        )
 
 
 @dataclass(frozen=True)
@@ -157,6 +198,7 @@ class MemoryPrefs:
 class Settings:
     models: ModelPaths = field(default_factory=ModelPaths)
     backend: BackendSettings = field(default_factory=BackendSettings)
+    embedder_backend: EmbedderBackendSettings = field(default_factory=EmbedderBackendSettings)
     scan: ScanCaps = field(default_factory=ScanCaps)
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     folders: FolderSettings = field(default_factory=FolderSettings)
@@ -182,6 +224,8 @@ class Settings:
             llm_path=self.models.llm_path,
             embedder_path=self.models.embedder_path,
             http=http,
+            embedder_backend=self.embedder_backend.kind,
+            embedder_http=self.embedder_backend.http_settings(),
         )
 
     def scan_settings(self) -> ScanSettings:
