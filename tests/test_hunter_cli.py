@@ -66,7 +66,7 @@ def test_focus_needs_a_known_note(
     vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     use_answers(monkeypatch)
-    monkeypatch.setattr("desktop.cli.common.load_embedding_model", lambda: None)
+    monkeypatch.setattr("desktop.cli.common.load_embedding_model", lambda **_: None)
     assert main(["scan", "--vault", str(vault), "--focus", "Nope"]) == exits.USAGE
     assert "No note 'Nope' in the vault" in capsys.readouterr().err
 

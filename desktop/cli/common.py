@@ -22,6 +22,7 @@ from desktop.flows.ingest.errors import NoPendingPlan, SourceRefused
 from desktop.flows.memory.errors import ConsolidationBusy, RecallInvalid, TranscriptInvalid
 from desktop.flows.review import RenameFix, find_rename_fixes
 from desktop.flows.review.errors import BadInput, ReviewRefused
+from desktop.flows.settings import EmbedderBackendSettings, load_settings
 from desktop.resources import ensure_sample_vault
 from desktop.vault.errors import (
     AmbiguousNote,
@@ -34,6 +35,7 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.layout import STATE_DIR, vault_root
 from desktop.vault.transactions import PlanInvalid
 from inference.errors import AntinomyError, ModelUnavailable
+from inference.http_embedder import HttpEmbedderSettings
 from inference.paths import data_dir
 from inference.structured import FormatFailure
 
@@ -135,6 +137,63 @@ def require_positive(value: int | None, option: str) -> None:
 # ---------------------------------------------------------------- the vault
 
 
+# ---------------------------------------------------------------- where embeddings come from
+
+OFF_MACHINE = (
+    "antinomy: note: the embedding server {url} is not on this machine — every note "
+    "indexed or searched is sent to it."
+)
+
+
+def add_embedder_backend_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "embeddings (default: the saved settings, else the bundled ONNX embedder)"
+    )
+    group.add_argument(
+        "--embedder-backend",
+        choices=["embedded", "http"],
+        help="compute embeddings in-process, or on an OpenAI-compatible /v1/embeddings server",
+    )
+    group.add_argument(
+        "--embedder-url",
+        metavar="URL",
+        help="the embedding server's base URL, e.g. http://127.0.0.1:8080/v1 (implies http)",
+    )
+    group.add_argument("--embedder-model", metavar="ID", help="model id to ask the server for")
+    group.add_argument("--embedder-api-key", metavar="KEY", help="API key for that server")
+
+
+def embedder_choice(args: argparse.Namespace) -> EmbedderBackendSettings:
+    """The saved choice, then this command's flags on top; checked."""
+    saved = load_settings().embedder_backend
+    backend = getattr(args, "embedder_backend", None)
+    url = getattr(args, "embedder_url", None)
+    kind = backend or ("http" if url else saved.kind)
+    if kind == "embedded":
+        return EmbedderBackendSettings()
+    base_url = url or saved.base_url
+    if not base_url:
+        raise UsageError(
+            "--embedder-backend http needs --embedder-url (e.g. http://127.0.0.1:8080/v1)."
+        )
+    model = getattr(args, "embedder_model", None)
+    key = getattr(args, "embedder_api_key", None)
+    return EmbedderBackendSettings(
+        kind="http",
+        base_url=base_url,
+        model=saved.model if model is None else model,
+        api_key=key or saved.api_key,
+    )
+
+
+def embedder_http(args: argparse.Namespace) -> HttpEmbedderSettings | None:
+    """The server to embed on, or None for the bundled embedder; warns when it is remote."""
+    choice = embedder_choice(args)
+    if choice.leaves_machine:
+        print(OFF_MACHINE.format(url=choice.base_url), file=sys.stderr)
+    return choice.http_settings()
+
+
 def add_vault_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vault",
@@ -157,7 +216,7 @@ def vault_path(args: argparse.Namespace) -> Path:
 def open_index(args: argparse.Namespace, *, embed: bool) -> VaultIndex:
     """The vault's index, with the embedder when ``embed`` (``ModelUnavailable`` if absent)."""
     root = vault_path(args)
-    embedding = load_embedding_model() if embed else None
+    embedding = load_embedding_model(http=embedder_http(args)) if embed else None
     index = VaultIndex(root, embedding=embedding)
     if index.rebuilt_because:
         progress(f"note: {index.rebuilt_because}.")

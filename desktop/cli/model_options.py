@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
+from desktop.cli.common import add_embedder_backend_options, embedder_http
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings
 from inference.runtime import RuntimeSettings
@@ -25,6 +26,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", default="", help="model name to ask the server for")
     group.add_argument("--api-key", help="API key for the server, if it needs one")
     group.add_argument("--threads", type=int, help="threads for the embedded LLM")
+    add_embedder_backend_options(parser)
 
 
 def runtime_settings(args: argparse.Namespace) -> RuntimeSettings:
@@ -41,4 +43,7 @@ def runtime_settings(args: argparse.Namespace) -> RuntimeSettings:
             backend="http",
             http=HttpSettings(base_url=args.base_url, model=args.model, api_key=args.api_key),
         )
+    remote_embedder = embedder_http(args)
+    if remote_embedder is not None:
+        settings = replace(settings, embedder_backend="http", embedder_http=remote_embedder)
     return settings

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from desktop.cli import exits
-from desktop.cli.common import set_handler
+from desktop.cli.common import embedder_choice, set_handler
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import human_size, print_json, progress
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
@@ -52,6 +52,18 @@ def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[s
     wanted: list[tuple[Kind, str | None]] = [("embedder", args.embedder), ("judge", args.judge)]
     if args.backend != "http":
         wanted.insert(0, ("llm", args.llm))
+    remote = embedder_choice(args)
+    if remote.kind == "http":
+        # No file to check here: doctor loads it (one probe request) with the others.
+        wanted = [w for w in wanted if w[0] != "embedder"]
+        records.append(
+            {
+                "kind": "embedder",
+                "server": remote.base_url,
+                "model": remote.model or None,
+                "leaves_machine": remote.leaves_machine,
+            }
+        )
     for kind, path in wanted:
         try:
             records.append(_model_record(resolve_model(kind, path)))
@@ -64,6 +76,11 @@ def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[s
 def _print_model(rec: dict[str, Any]) -> None:
     if "error" in rec:
         print(f"{rec['kind']:<9} ✗ {rec['error']}")
+        return
+    if "server" in rec:
+        where = " — sends note text off this machine" if rec["leaves_machine"] else ""
+        print(f"{rec['kind']:<9} OpenAI-compatible server {rec['server']}{where}")
+        print(f"          model {rec['model'] or '(server default)'}")
         return
     mark = "✓ verified" if rec["verified"] else "· not a known file (hash not checked against one)"
     print(f"{rec['kind']:<9} {rec['title']}")

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from desktop.cli import exits
 from desktop.cli.common import (
+    add_embedder_backend_options,
     add_vault_option,
     open_index,
     require_positive,
@@ -54,6 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--model", metavar="GGUF", help="another GGUF file instead of the shipped one")
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
+    add_embedder_backend_options(p)
     set_handler(p, run_scan)
 
 

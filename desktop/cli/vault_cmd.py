@@ -9,6 +9,7 @@ from typing import Any
 
 from desktop.cli import exits
 from desktop.cli.common import (
+    add_embedder_backend_options,
     add_vault_option,
     open_index,
     rename_offer,
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-embed", action="store_true", help="skip vectors (full text only)")
     p.add_argument("--full-check", action="store_true", help="re-hash every file")
     p.add_argument("--json", action="store_true", help="machine-readable report")
+    add_embedder_backend_options(p)
     set_handler(p, run_index)
 
     p = sub.add_parser(
@@ -47,6 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--status", action="append", dest="statuses", help="only this status")
     p.add_argument("--no-embed", action="store_true", help="full text only (no model load)")
     p.add_argument("--json", action="store_true", help="machine-readable results")
+    add_embedder_backend_options(p)
     set_handler(p, run_search)
 
 
