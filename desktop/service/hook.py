@@ -591,7 +591,10 @@ def _start_serve(port: int, opts: dict[str, Any], lock: str) -> bool:
     os.makedirs(config_dir(), exist_ok=True)
     with open(lock, "w", encoding="utf-8") as f:
         f.write(str(os.getpid()))
-    command = [sys.executable, "-m", "desktop.cli.main", "serve", "--port", str(port)]
+    # In the PyInstaller bundle sys.executable is the app itself, which takes no -m.
+    frozen = getattr(sys, "frozen", False)
+    command = [sys.executable] if frozen else [sys.executable, "-m", "desktop.cli.main"]
+    command += ["serve", "--port", str(port)]
     if opts.get("vault"):
         command += ["--vault", opts["vault"]]
     import subprocess  # only here: the hot path (pretooluse) never pays for it

@@ -21,9 +21,11 @@ from desktop.service import hook as hook_client
 from inference import atomic
 from inference.errors import AntinomyError
 
-#: A command containing one of these is ours (console script, module, or the client's file).
+#: A command containing one of these is ours (console script, module, the client's file,
+#: or the bundle running its own client).
 HOOK_MARKERS = (
     "antinomy-hook",
+    "antinomy hook ",
     "desktop.service.hook",
     "desktop/service/hook.py",
     "desktop\\service\\hook.py",
@@ -66,7 +68,10 @@ def hook_executable() -> list[str]:
     """How the agent starts the hook client: this interpreter with ``-S`` running the
     client's file. It imports only the standard library, so it needs no site-packages;
     skipping ``site`` (and the console script's wrapper) saves start-up on every tool call
-    (tests/perf/bench_guard.py measures both ways)."""
+    (tests/perf/bench_guard.py measures both ways). In the PyInstaller bundle there is
+    no interpreter to give a file to: the bundle's own ``antinomy hook`` runs the client."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "hook"]
     return [sys.executable, "-S", hook_client.__file__]
 
 
