@@ -35,3 +35,20 @@ def runtime() -> Iterator[object]:
     rt.wait_ready(timeout=120)
     yield rt
     rt.close()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--bundle",
+        action="store_true",
+        help="also build the PyInstaller bundle and run it (tests marked bundle; minutes)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--bundle"):
+        return
+    skip = pytest.mark.skip(reason="builds the bundle: run with --bundle (make bundle-check)")
+    for item in items:
+        if "bundle" in item.keywords:
+            item.add_marker(skip)
