@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +154,63 @@ def test_index_and_scan_the_sample_vault(bundle: Path, clean: dict[str, Any]) ->
     for pair in scan["pairs"]:
         assert pair["quote_a"] and pair["quote_b"]
     RECORD["scan_pairs"] = len(scan["pairs"])
+
+
+def test_the_hook_client_runs_from_the_bundle(bundle: Path, clean: dict[str, Any]) -> None:
+    """No endpoint is running: the client fails open (exit 0, nothing on stdout)."""
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(clean["cwd"])}
+    event["tool_input"] = {"command": "rm -rf build && make release"}
+    done = subprocess.run(
+        [str(bundle / "antinomy"), "hook", "pretooluse"],
+        input=json.dumps(event),
+        env=clean["env"],
+        cwd=clean["cwd"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.count("\n") <= 1
+
+
+def test_the_window_opens_and_serves_on_qts_offscreen_platform(
+    bundle: Path, clean: dict[str, Any], tmp_path: Path
+) -> None:
+    """Qt's platform plugin loads, the window opens, the models warm and the app's
+    endpoint answers /healthz (it starts once the models are ready)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    home = tmp_path / "gui-home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"endpoint": {"port": port}}))
+    env = clean["env"] | {"QT_QPA_PLATFORM": "offscreen", "ANTINOMY_HOME": str(home)}
+    log = (tmp_path / "gui.log").open("w+")
+    proc = subprocess.Popen(
+        [str(bundle / "antinomy")], env=env, cwd=clean["cwd"], stdout=log, stderr=log
+    )
+    health: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    try:
+        while time.perf_counter() - t0 < 300 and proc.poll() is None:
+            try:
+                url = f"http://127.0.0.1:{port}/healthz"
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    health = json.loads(r.read())
+                if health.get("models") == "ready":
+                    break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        RECORD["gui_endpoint_ready_seconds"] = round(time.perf_counter() - t0, 1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.seek(0)
+        output = log.read()
+        log.close()
+    assert health.get("models") == "ready", output[-3000:]
+    assert "Could not load the Qt platform plugin" not in output
 
 
 def test_zz_record(bundle: Path) -> None:

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.embedding import embedding_model
 from desktop.vault.index import VaultIndex
-from desktop.vault.vectors import EmbeddingModel
+from desktop.vault.vectors import EmbeddingModel, note_chunks
 from inference.embedder import Embedder, OnnxEmbedder, Vectors
 from inference.http_embedder import HttpEmbedderSettings, OpenAIHttpEmbedder
 from inference.registry import resolve_model
@@ -118,11 +119,39 @@ def first_index(source: Path, work: Path, embedder: Counting) -> dict[str, float
     }
 
 
+def embed_only(texts: list[str], embedder: Embedder, batch: int) -> float:
+    """Seconds to embed ``texts`` in index-sized calls, nothing else around it."""
+    t0 = time.perf_counter()
+    for start in range(0, len(texts), batch):
+        embedder.embed(texts[start : start + batch])
+    return time.perf_counter() - t0
+
+
+def summary(times: dict[str, list[float]], texts: int) -> dict[str, object]:
+    fastest = {k: min(v) for k, v in times.items()}
+    return {
+        "texts": texts,
+        "local_s": [round(x, 3) for x in times["local"]],
+        "http_s": [round(x, 3) for x in times["http"]],
+        "ms_per_text_local": round(fastest["local"] / texts * 1000, 2),
+        "ms_per_text_http": round(fastest["http"] / texts * 1000, 2),
+        "overhead_ms_per_text": round((fastest["http"] - fastest["local"]) / texts * 1000, 2),
+        "ratio_http_over_local": round(fastest["http"] / fastest["local"], 3),
+        "ratio_of_medians": round(
+            statistics.median(times["http"]) / statistics.median(times["local"]), 3
+        ),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument(
+        "--texts", type=int, default=400, help="embedding alone: this many index chunks"
+    )
+    parser.add_argument("--no-index", action="store_true", help="embedding alone only")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-http-embed-"))
     try:
@@ -139,33 +168,56 @@ def main() -> None:
             )
             remote = Counting(remote_inner)
             runs: dict[str, list[dict[str, float]]] = {"local": [], "http": []}
-            for _ in range(args.rounds):
+            for _ in range(0 if args.no_index else args.rounds):
                 runs["local"].append(first_index(source, tmp / "local", local))
                 runs["http"].append(first_index(source, tmp / "http", remote))
+            # The same index chunks embedded alone, alternating, so the load is shared.
+            chunks = [
+                chunk
+                for path in sorted(source.rglob("*.md"))
+                for chunk in note_chunks(path.stem, path.read_text(encoding="utf-8"))
+            ][: args.texts]
+            # And short texts (a title, a guard summary): the embedding is cheap, so the
+            # protocol's own cost per text shows.
+            short = [" ".join(c.split()[:8]) for c in chunks]
+            alone: dict[str, list[float]] = {"local": [], "http": []}
+            alone_short: dict[str, list[float]] = {"local": [], "http": []}
+            for _ in range(args.rounds):
+                alone["local"].append(embed_only(chunks, local.inner, 32))
+                alone["http"].append(embed_only(chunks, remote_inner, 32))
+                alone_short["local"].append(embed_only(short, local.inner, 32))
+                alone_short["http"].append(embed_only(short, remote_inner, 32))
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-        best = {k: min(v, key=lambda r: r["seconds"]) for k, v in runs.items()}
-        texts = best["local"]["texts"]
-        overhead = (best["http"]["seconds"] - best["local"]["seconds"]) / max(texts, 1)
         model: EmbeddingModel = embedding_model(remote_inner)
+        result: dict[str, object] = {
+            "embedding_alone": summary(alone, len(chunks)),
+            "embedding_alone_short_texts": summary(alone_short, len(short)),
+        }
+        if runs["local"]:
+            best = {k: min(v, key=lambda r: r["seconds"]) for k, v in runs.items()}
+            texts = best["local"]["texts"]
+            overhead = (best["http"]["seconds"] - best["local"]["seconds"]) / max(texts, 1)
+            result |= {
+                "first_index": runs,
+                "ratio_http_over_local": round(
+                    best["http"]["seconds"] / best["local"]["seconds"], 3
+                ),
+                "overhead_ms_per_text": round(overhead * 1000, 3),
+            }
         print(
             json.dumps(
-                {
+                result
+                | {
                     "notes": args.notes,
                     "rounds": args.rounds,
                     "batch_size": args.batch_size,
                     "server": "antinomy serve (separate process, loopback)",
                     "http_model_id": model.model_id,
-                    "local": runs["local"],
-                    "http": runs["http"],
                     "http_requests": remote_inner.requests,
                     "http_retries": remote_inner.retries,
-                    "ratio_http_over_local": round(
-                        best["http"]["seconds"] / best["local"]["seconds"], 3
-                    ),
-                    "overhead_ms_per_text": round(overhead * 1000, 3),
-                    "loadavg": os.getloadavg(),
+                    "loadavg": [round(x, 1) for x in os.getloadavg()],
                 },
                 indent=1,
             )
