@@ -272,10 +272,11 @@ class AppController(QObject):
         self.sig_settings_changed.emit(settings)
 
     def apply_settings(self, settings: Settings) -> None:
-        """Save ``settings``; reload the models if the model files or backend changed."""
-        reload = (settings.models, settings.backend) != (
+        """Save ``settings``; reload the models if the model files or backends changed."""
+        reload = (settings.models, settings.backend, settings.embedder_backend) != (
             self.settings.models,
             self.settings.backend,
+            self.settings.embedder_backend,
         )
         self.update_settings(settings)
         if reload:

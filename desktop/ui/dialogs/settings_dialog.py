@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop.flows.settings import (
     BackendSettings,
+    EmbedderBackendSettings,
     EndpointSettings,
     FolderSettings,
     MemoryPrefs,
@@ -43,7 +44,9 @@ LEAVES_MACHINE_WARNING = (
 )
 
 
-def confirm_backend(parent: QWidget | None, backend: BackendSettings) -> bool:
+def confirm_backend(
+    parent: QWidget | None, backend: BackendSettings | EmbedderBackendSettings
+) -> bool:
     """Ask before note text would leave this machine; True when it may."""
     if not backend.leaves_machine:
         return True
@@ -96,6 +99,18 @@ class SettingsDialog(QDialog):
         self.model = QLineEdit(settings.backend.model)
         self.api_key = QLineEdit(settings.backend.api_key or "")
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        # Where embeddings are computed (the vault's first index is the heavy part).
+        e = settings.embedder_backend
+        self.embedder_backend = QComboBox()
+        self.embedder_backend.addItem("Bundled embedder (ONNX on this machine)", "embedded")
+        self.embedder_backend.addItem("OpenAI-compatible /v1/embeddings server", "http")
+        self.embedder_backend.setCurrentIndex(0 if e.kind == "embedded" else 1)
+        self.embedder_url = QLineEdit(e.base_url)
+        self.embedder_url.setPlaceholderText("http://127.0.0.1:8080/v1")
+        self.embedder_model = QLineEdit(e.model)
+        self.embedder_model.setPlaceholderText("the server's default")
+        self.embedder_key = QLineEdit(e.api_key or "")
+        self.embedder_key.setEchoMode(QLineEdit.EchoMode.Password)
         models = QWidget()
         form = QFormLayout(models)
         form.addRow("Language model (GGUF)", _path_row(self.llm_path, "GGUF model", "*.gguf"))
@@ -104,6 +119,10 @@ class SettingsDialog(QDialog):
         form.addRow("Server URL", self.base_url)
         form.addRow("Server model", self.model)
         form.addRow("API key", self.api_key)
+        form.addRow("Embeddings", self.embedder_backend)
+        form.addRow("Embedding server URL", self.embedder_url)
+        form.addRow("Embedding model", self.embedder_model)
+        form.addRow("Embedding API key", self.embedder_key)
         tabs.addTab(models, "Models")
 
         # Scan
@@ -183,11 +202,15 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
         self.backend.currentIndexChanged.connect(self._backend_fields)
+        self.embedder_backend.currentIndexChanged.connect(self._backend_fields)
         self._backend_fields()
 
     def _backend_fields(self, *_: object) -> None:
         http = self.backend.currentData() == "http"
         for w in (self.base_url, self.model, self.api_key):
+            w.setEnabled(http)
+        http = self.embedder_backend.currentData() == "http"
+        for w in (self.embedder_url, self.embedder_model, self.embedder_key):
             w.setEnabled(http)
 
     def collect(self) -> Settings:
@@ -204,6 +227,12 @@ class SettingsDialog(QDialog):
                 base_url=self.base_url.text().strip(),
                 model=self.model.text().strip(),
                 api_key=self.api_key.text() or None,
+            ),
+            embedder_backend=EmbedderBackendSettings(
+                kind=self.embedder_backend.currentData(),
+                base_url=self.embedder_url.text().strip(),
+                model=self.embedder_model.text().strip(),
+                api_key=self.embedder_key.text() or None,
             ),
             scan=ScanCaps(
                 cap=self.cap.value(),
@@ -231,6 +260,13 @@ class SettingsDialog(QDialog):
             self, settings.backend
         ):
             self.problem.setText("The backend was not changed: it would send notes elsewhere.")
+            return
+        if settings.embedder_backend != self.original.embedder_backend and not confirm_backend(
+            self, settings.embedder_backend
+        ):
+            self.problem.setText(
+                "The embedding server was not changed: it would send notes elsewhere."
+            )
             return
         self.result_settings = settings
         super().accept()
