@@ -70,7 +70,9 @@ def main() -> None:
         for name, runs in samples.items()
     }
     ratios = {k: round(medians["bundle"][k] / medians["venv"][k], 3) for k in medians["bundle"]}
-    size = sum(p.stat().st_size for p in args.bundle.rglob("*") if p.is_file())
+    size = sum(
+        p.stat().st_size for p in args.bundle.rglob("*") if p.is_file() and not p.is_symlink()
+    )
     print(
         json.dumps(
             {
