@@ -34,7 +34,7 @@ def no_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedGenerator:
     monkeypatch.setattr(scan_cmd, "_load_generator", lambda path: gen)
     monkeypatch.setattr(scan_cmd, "_load_judge", lambda path: confirming_judge())
     bag = EmbeddingModel("bag-of-words", 64, BagOfWords())
-    monkeypatch.setattr(common, "load_embedding_model", lambda: bag)
+    monkeypatch.setattr(common, "load_embedding_model", lambda **_: bag)
     return gen
 
 
