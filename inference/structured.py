@@ -183,8 +183,12 @@ def complete_structured(
     schema: dict[str, Any] | None = None,
     settings: GenerationSettings | None = None,
     stop: StopFlag | None = None,
+    on_attempt: Callable[[int], None] | None = None,
 ) -> StructuredResult:
     """Run the two-attempt policy. Call from the engine's worker thread.
+
+    ``on_attempt(n)`` is called before each attempt (0, then 1 for the stricter
+    retry), so a progress display can say which one runs.
 
     :class:`~inference.errors.GenerationError` propagates at once (never
     retried); a Stop returns ``status="stopped"``.
@@ -192,7 +196,9 @@ def complete_structured(
     settings = settings or GenerationSettings()
     constrained = schema if settings.constrain else None
     done: list[Completion] = []
-    for attempt in (list(messages), with_strict_suffix(messages, schema)):
+    for number, attempt in enumerate((list(messages), with_strict_suffix(messages, schema))):
+        if on_attempt is not None:
+            on_attempt(number)
         completion = generator.complete(attempt, schema=constrained, settings=settings, stop=stop)
         done.append(completion)
         if completion.finish_reason == "stopped" or (stop is not None and stop.is_set()):
