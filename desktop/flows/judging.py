@@ -20,6 +20,7 @@ by ingest. The recipe, and why:
 
 from __future__ import annotations
 
+import bisect
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -211,6 +212,15 @@ class NoteJudge:
         scores = np.zeros((len(flat), 3), dtype=np.float32)
         step = max(1, self.settings.batch)
         done = 0
+        # ends[n]: how many sentence pairs are judged once note pair n is done.
+        ends = np.cumsum([len(picked) for _, _, picked, _, _ in plans]).tolist()
+
+        def tell(sentence_pairs: int) -> None:
+            if progress is not None:
+                notes = bisect.bisect_right(ends, sentence_pairs)
+                progress(notes, len(plans), f"judging {notes} of {len(plans)} note pairs")
+
+        tell(0)
         for start in range(0, len(flat), step):
             if stop is not None and stop.is_set():
                 flat = flat[:start]
@@ -228,8 +238,7 @@ class NoteJudge:
             scores[start : start + len(chunk)] = self.judge.score(texts)
             self.stats.seconds_judging += time.perf_counter() - t0
             done += len(chunk)
-            if progress is not None:
-                progress(done, len(flat), f"judging {done} of {len(flat)} sentence pairs")
+            tell(done)
         best: dict[int, SentencePairVerdict] = {}
         judged: dict[int, int] = {}
         for (n, i, j, cos), row in zip(flat, scores, strict=True):
