@@ -322,7 +322,9 @@ def test_focus_mode_judges_the_focus_note_against_its_neighbours(index: VaultInd
     assert len(gen.calls) == 1 and THURSDAY in gen.calls[0].messages[0].content
     assert run.note_pairs_judged == run.notes_examined - 1 >= 2
     assert all("Retired" not in a + b for a, b in judge.calls)
-    assert "focus Friday releases" in run.summary()
+    n = run.note_pairs_judged
+    assert f"focus “Friday releases”, {n} neighbours judged" in run.summary()
+    assert "note pairs judged" not in run.summary()
 
 
 def test_focus_pairs_are_oriented_focus_first(index: VaultIndex) -> None:

@@ -45,7 +45,7 @@ def test_a_scan_fills_the_tensions_panel(qtbot, make_window) -> None:  # type: i
     assert "high" in card.findChildren(type(t.meta))[0].text()
     assert "classic" in t.meta.text() and "notes" in t.meta.text()
     assert t.disclaimer.isVisibleTo(t) and DISCLAIMER.split(":")[0] in t.disclaimer.text()
-    assert t.state.text() == "Done: 1 pair(s)." and t.run_button.isEnabled()
+    assert t.state.text() == "Done: 1 pair." and t.run_button.isEnabled()
     # Clicking a note name previews it.
     preview = window.panel("preview")
     assert isinstance(preview, QtPreviewPanel)
@@ -103,6 +103,12 @@ def test_stop_returns_to_idle_at_once_and_keeps_previous_results(qtbot, make_win
     t.run_button.click()
     qtbot.waitUntil(slow.started.is_set, timeout=10000)
     assert t.stop_button.isEnabled() and not t.run_button.isEnabled()
+    # While the new run goes, the results on screen are marked as the previous run's
+    # (greyed, with their time) and the state says what the model is doing.
+    assert t.meta.text().startswith("<b>Previous run:</b> " + t.run.started_at[:10])
+    assert t.cards[0].previous and t.cards[0].graphicsEffect() is not None
+    qtbot.waitUntil(lambda: "tokens generated (of at most" in t.state.text(), timeout=5000)
+    assert t.state.text().startswith("Asking the model about ")
     pressed = time.perf_counter()
     t.stop_button.click()
     # Idle at once, synchronously: no wait for the worker.

@@ -19,6 +19,7 @@ from desktop.flows.hunter.records import (
     Pair,
     ScanRun,
     ScanSettings,
+    dropped_phrase,
     load_last_run,
 )
 from desktop.flows.hunter.scan import ScanError, scan
@@ -35,6 +36,7 @@ __all__ = [
     "ScanError",
     "ScanRun",
     "ScanSettings",
+    "dropped_phrase",
     "load_last_run",
     "scan",
     "write_debug_note",

@@ -22,20 +22,39 @@ DISCLAIMER = (
     "to judge."
 )
 
-#: Why a returned pair was not shown. Keys of ``ScanRun.dropped``.
-DROP_REASONS = {
-    "unknown_note": "names a note that was not in the prompt",
-    "same_note": "pairs a note with itself",
-    "no_description": "has no description",
-    "not_focus": "does not involve the focus note",
-    "missing_quote": "has an empty quote",
-    "quote_not_found": "quotes text that is not in the note",
-    "dismissed": "was dismissed earlier (hunter_false_positives)",
-    "duplicate": "repeats a pair already shown",
-    "malformed": "is not an object with the expected keys",
-    "judge_disagrees": "was proposed by the language model but the judge does not read its "
-    "quotes as contradicting each other",
+#: Why a returned pair was not shown. Keys of ``ScanRun.dropped``; the value is
+#: what was dropped, as (one, several): "1 empty quote", "5 quotes not found…".
+DROP_REASONS: dict[str, tuple[str, str]] = {
+    "unknown_note": (
+        "pair naming a note that was not in the prompt",
+        "pairs naming a note that was not in the prompt",
+    ),
+    "same_note": ("pair of a note with itself", "pairs of a note with itself"),
+    "no_description": ("pair without a description", "pairs without a description"),
+    "not_focus": ("pair not involving the focus note", "pairs not involving the focus note"),
+    "missing_quote": ("pair with an empty quote", "pairs with an empty quote"),
+    "quote_not_found": ("quote not found in its note", "quotes not found in their note"),
+    "dismissed": (
+        "pair dismissed earlier (hunter_false_positives)",
+        "pairs dismissed earlier (hunter_false_positives)",
+    ),
+    "duplicate": ("repeat of a pair already shown", "repeats of a pair already shown"),
+    "malformed": (
+        "answer item without the expected keys",
+        "answer items without the expected keys",
+    ),
+    "judge_disagrees": (
+        "pair the language model proposed but the judge does not read as contradicting",
+        "pairs the language model proposed but the judge does not read as contradicting",
+    ),
 }
+
+
+def dropped_phrase(reason: str, n: int) -> str:
+    """``1 quote not found in its note``, ``5 quotes not found in their note``."""
+    one, several = DROP_REASONS.get(reason, (reason, reason))
+    return f"{n} {one if n == 1 else several}"
+
 
 _CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
 
@@ -184,8 +203,11 @@ class ScanRun:
             f"{self.notes_examined}/{self.candidates} notes",
         ]
         if self.mode == "focus" and self.focus:
-            parts.append(f"focus {self.focus.rsplit('/', 1)[-1].removesuffix('.md')}")
-        if self.note_pairs_judged:
+            name = self.focus.rsplit("/", 1)[-1].removesuffix(".md")
+            # Each judged pair of a focus scan is the focus note and one neighbour.
+            n = self.note_pairs_judged
+            parts.append(f"focus “{name}”, {n} {'neighbour' if n == 1 else 'neighbours'} judged")
+        elif self.note_pairs_judged:
             noun = "pair" if self.note_pairs_judged == 1 else "pairs"
             parts.append(f"{self.note_pairs_judged} note {noun} judged")
         elif self.mode == "whole-vault":

@@ -51,6 +51,7 @@ from desktop.flows.hunter.select import (
 )
 from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
+from desktop.flows.progress import ModelMeter, plural
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
 from desktop.vault.sentence_vectors import SentenceVectorCache
@@ -205,13 +206,19 @@ class _Scan:
         gen = GenerationSettings(
             max_tokens=self.settings.max_answer_tokens, constrain=self.settings.constrain
         )
+        meter = self.meter(
+            f"asking the model about {len(prompt_notes)} notes",
+            prompt_tokens=self.engine.count_tokens(system) + self.engine.count_tokens(user),
+            max_tokens=gen.max_tokens,
+        )
         result = complete_structured(
             self.engine,
             [Message("system", system), Message("user", user)],
             shape=object_with_array(*ARRAY_KEYS),
             schema=schema,
             settings=gen,
-            stop=self.stop,
+            stop=meter,
+            on_attempt=meter.attempt,
         )
         for i, c in enumerate(result.completions):
             self.attempts.append(
@@ -238,6 +245,16 @@ class _Scan:
         if self.progress is not None:
             self.progress(done, total, what)
 
+    def meter(self, what: str, *, prompt_tokens: int, max_tokens: int) -> ModelMeter:
+        """The Stop flag for one model request, reporting its prompt and tokens as progress."""
+        return ModelMeter(
+            self.stop,
+            what=what,
+            prompt_tokens=prompt_tokens,
+            max_tokens=max_tokens,
+            report=lambda text: self.tick(0, 1, text),
+        )
+
     def close(self) -> None:
         if self.judging.cache is not None:
             self.judging.cache.close()
@@ -251,7 +268,7 @@ class _Scan:
     def judge_note_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[NotePairVerdict]:
         """Judge ``pairs`` (both notes loaded) and verify the ones that pass as pairs."""
         paths = sorted({p for pair in pairs for p in pair})
-        self.tick(0, 1, f"reading and embedding the sentences of {len(paths)} notes")
+        self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
         self.judging.prepare({p: self.loaded[p].text for p in paths})
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
@@ -324,7 +341,8 @@ class _Scan:
             pair = self.verifier.accepted[i]
             line = None
             if n < budget and not self.stopped():
-                self.tick(n, min(budget, len(todo)), f"asking the model to describe pair {n + 1}")
+                total = min(budget, len(todo))
+                self.tick(n, total, f"asking the model to describe pair {n + 1} of {total}")
                 line = self.describer.describe(pair, stop=self.stop)
             if line:
                 self.verifier.accepted[i] = replace(pair, description=line, described_by="model")

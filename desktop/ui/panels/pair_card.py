@@ -7,7 +7,14 @@ from functools import partial
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsOpacityEffect,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+)
 
 from desktop.flows.hunter import Pair
 from desktop.flows.review import available_actions
@@ -45,6 +52,7 @@ class QtPairCard(QFrame):
     def __init__(self, pair: Pair, kinds: dict[str, NoteKind]) -> None:
         super().__init__()
         self.pair = pair
+        self.previous = False
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("pair-card")
         head = QHBoxLayout()
@@ -127,3 +135,15 @@ class QtPairCard(QFrame):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.sig_card_selected.emit(self)
         super().mousePressEvent(event)
+
+    def set_previous(self, previous: bool) -> None:
+        """Grey the card: it belongs to the previous run (its actions still work)."""
+        self.previous = previous
+        if previous:
+            effect = QGraphicsOpacityEffect(self)
+            effect.setOpacity(0.45)
+            self.setGraphicsEffect(effect)
+            self.setToolTip("From the previous run: a new scan is running or did not finish.")
+        else:
+            self.setGraphicsEffect(None)  # type: ignore[arg-type]
+            self.setToolTip("")

@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, Pair, ScanRun, write_debug_note
+from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, write_debug_note
 from desktop.flows.hunter.records import load_last_run
+from desktop.flows.progress import ProgressClock, plural
 from desktop.flows.review import list_dismissed
 from desktop.ui.context import AppContext
 from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
@@ -72,10 +73,8 @@ def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, NoteKind]:
 def dropped_text(run: ScanRun) -> str:
     if not run.dropped:
         return ""
-    parts = ", ".join(
-        f"{n} {DROP_REASONS.get(reason, reason)}" for reason, n in sorted(run.dropped.items())
-    )
-    return f"{run.dropped_total} proposed pair(s) not shown: {parts}."
+    parts = ", ".join(dropped_phrase(reason, n) for reason, n in sorted(run.dropped.items()))
+    return f"Not shown ({run.dropped_total}): {parts}."
 
 
 class QtTensionsPanel(QWidget):
@@ -152,6 +151,7 @@ class QtTensionsPanel(QWidget):
         self._elapsed.timeout.connect(self._tick)
         self._scan_started = 0.0
         self._scan_what = ""
+        self._clock = ProgressClock()
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
@@ -291,10 +291,13 @@ class QtTensionsPanel(QWidget):
 
     def _started(self, mode: str) -> None:
         self._busy(True)
+        self._clock = ProgressClock()
         self.progress.setRange(0, 0)
-        self._scan_what = f"Scanning ({mode})"
+        self._scan_what = f"Scanning ({mode}): selecting the notes"
         self._tick()
         self.failure.hide()
+        if self.run is not None:
+            self._mark_previous()
 
     def _progress(self, done: int, total: int, what: str) -> None:
         if total <= 1:
@@ -302,12 +305,13 @@ class QtTensionsPanel(QWidget):
         else:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
-        self._scan_what = what
+        self._scan_what = self._clock.line(done, total, what)
         self._tick()
 
     def _tick(self) -> None:
         seconds = int(time.monotonic() - self._scan_started)
-        self.state.setText(f"{self._scan_what} — {seconds} s")
+        what = self._scan_what[:1].upper() + self._scan_what[1:]
+        self.state.setText(f"{what} · {seconds} s so far")
 
     def _stopped(self) -> None:
         self._busy(False)
@@ -338,7 +342,7 @@ class QtTensionsPanel(QWidget):
             self.state.setText("Failed.")
             self._c.sig_error.emit("Running the scan", run.error or "The scan failed.")
             return
-        self.state.setText(f"Done: {len(run.pairs)} pair(s).")
+        self.state.setText(f"Done: {plural(len(run.pairs), 'pair')}.")
         self.show_run(run)
 
     # ------------------------------------------------------------------ results
@@ -406,7 +410,8 @@ class QtTensionsPanel(QWidget):
             names = ", ".join(Path(e.path).stem for e in run.excluded[:8])
             more = "…" if len(run.excluded) > 8 else ""
             self.excluded.setText(
-                f"⚠ Excluded {len(run.excluded)} note(s) from this run: {html.escape(names)}{more}"
+                f"⚠ Excluded {plural(len(run.excluded), 'note')} from this run: "
+                f"{html.escape(names)}{more}"
             )
             self.excluded.setToolTip("\n".join(f"{e.path}: {e.reason}" for e in run.excluded))
             self.excluded.show()
@@ -417,9 +422,12 @@ class QtTensionsPanel(QWidget):
         self.dropped.setVisible(bool(text))
 
     def _mark_previous(self) -> None:
+        """The results on screen are not this run's: say so, with their time, and grey them."""
         self.previous = True
-        if self.run is not None:
+        if self.run is not None:  # the summary starts with the run's time
             self.meta.setText("<b>Previous run:</b> " + html.escape(self.run.summary()))
+        for card in self.cards:
+            card.set_previous(True)
 
     def _show_empty(self, text: str) -> None:
         self.empty.setText(text)
