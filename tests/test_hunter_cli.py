@@ -76,6 +76,19 @@ def test_bad_cap_is_refused(vault: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "--cap must be at least 1" in capsys.readouterr().err
 
 
+def test_cap_outside_classic_mode_is_refused_not_ignored(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scan", "--vault", str(vault), "--focus", "Nope", "--cap", "5"]) == exits.USAGE
+    err = capsys.readouterr().err
+    assert "--cap sets how many of the newest notes a classic scan compares; a focus scan" in err
+    assert "nearest neighbours" in err
+    assert main(["scan", "--vault", str(vault), "--whole-vault", "--cap", "5"]) == exits.USAGE
+    assert "--max-pairs bounds a whole-vault scan" in capsys.readouterr().err
+    assert main(["scan", "--vault", str(vault), "--max-pairs", "5"]) == exits.USAGE
+    assert "a classic scan does not use it" in capsys.readouterr().err
+
+
 def test_scan_uses_the_saved_scan_caps_and_debug_folder(
     vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

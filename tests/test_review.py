@@ -331,6 +331,18 @@ def test_elevate_refuses_what_is_not_an_open_tension(vault: Path) -> None:
     assert_refused_untouched(vault, before)
 
 
+def test_elevating_twice_says_it_was_already_elevated(vault: Path) -> None:
+    elevate(vault)
+    before = snapshot(vault)
+    with pytest.raises(NotEligible) as refused:
+        elevate(vault, title="Write after noon")
+    assert str(refused.value) == (
+        "Tensions/Block list.md was already elevated to [[Write before noon]]; it cannot be "
+        "elevated again. Nothing was written."
+    )
+    assert snapshot(vault) == before and len(list_history(vault)) == 1
+
+
 def test_elevate_refuses_a_title_that_exists(vault: Path) -> None:
     before = snapshot(vault)
     with pytest.raises(PrincipleExists, match=r"A note named 'Ship small' already exists"):

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from desktop.cli import exits
 from desktop.cli.common import (
+    UsageError,
     add_embedder_backend_options,
     add_vault_option,
     open_index,
@@ -17,7 +18,7 @@ from desktop.cli.common import (
     vault_path,
 )
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.flows.hunter import DISCLAIMER, DROP_REASONS, Mode, ScanRun, ScanSettings, scan
+from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, ScanSettings, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
 from desktop.flows.settings import load_settings
 from inference.base import Generator
@@ -81,8 +82,22 @@ def _load_judge(path: str | None) -> Judge:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    settings = _settings(args)
     mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
+    if args.cap is not None and mode != "classic":
+        # Refused rather than silently ignored: the cap only picks a classic scan's notes.
+        raise UsageError(
+            f"--cap sets how many of the newest notes a classic scan compares; a {mode} scan "
+            "does not use it"
+            + (
+                " (it compares the note with its nearest neighbours: set how many in the app's "
+                "Settings ▸ Scan)."
+                if mode == "focus"
+                else " (--max-pairs bounds a whole-vault scan)."
+            )
+        )
+    if args.max_pairs is not None and mode != "whole-vault":
+        raise UsageError(f"--max-pairs bounds a whole-vault scan; a {mode} scan does not use it.")
+    settings = _settings(args)
     vault_path(args)  # a missing vault is exit 2 before any model loads
     judge = _load_judge(args.judge)  # then a missing judge stops here, exit 69
     index = open_index(args, embed=True)
@@ -150,8 +165,8 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
         more = f" and {len(run.notes_cut) - 5} more" if len(run.notes_cut) > 5 else ""
         print(f"⚠ only the first sentences of very long notes were compared: {names}{more}")
     if run.dropped:
-        parts = [f"{n} {DROP_REASONS.get(r, r)}" for r, n in run.dropped.items()]
-        print(f"dropped {run.dropped_total} proposed pairs: " + "; ".join(parts), file=out)
+        parts = [dropped_phrase(r, n) for r, n in sorted(run.dropped.items())]
+        print(f"not shown ({run.dropped_total}): " + "; ".join(parts), file=out)
     if run.status == "format_failure":
         print(f"✗ {run.error}", file=out)
     elif run.status == "error":

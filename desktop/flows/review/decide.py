@@ -171,7 +171,15 @@ def _open_tension(
     files: VaultFiles, name: str, seen: Mapping[str, str] | None, *, action: str
 ) -> NoteText:
     note = files.read(files.locate(name), seen=seen)
-    if (note.type or "").casefold() != "tension":
+    kind = (note.type or "").casefold()
+    if kind == "defeated" and str(note.frontmatter.get("motive", "")).casefold() == "elevated":
+        successor = note.frontmatter.get("replaced_by")
+        where = f" to {successor}" if isinstance(successor, str) and successor.strip() else ""
+        raise NotEligible(
+            f"{note.path} was already elevated{where}; it cannot be {action} again. "
+            "Nothing was written."
+        )
+    if kind != "tension":
         shown = f"of type {note.type!r}" if note.type else "without a type"
         raise NotEligible(
             f"{note.path} is {shown}, not a tension; only open tensions can be {action}. "
