@@ -143,6 +143,32 @@ def test_threshold_editor_persists_for_the_vault(
     assert not load_settings(vault).enabled
 
 
+def test_the_judge_threshold_is_what_the_panel_shows_and_edits(
+    qtbot, make_window, vault: Path, port: int
+) -> None:  # type: ignore[no-untyped-def]
+    window = make_window()
+    panel = guard_panel(window)
+    qtbot.waitUntil(lambda: panel.enabled.isEnabled(), timeout=5000)
+    calibrated = window.controller.runtime.judge.thresholds.guard
+    # No judge_threshold in the vault: the judge's calibrated value, said in words.
+    assert panel.judge_threshold.text() == "calibrated"
+    help_text = panel.judge_threshold_help.text()
+    assert "probability of contradiction the judge must give" in help_text
+    assert f"Calibrated: {calibrated:.2f}" in help_text
+    assert f"this vault uses {calibrated:.2f}" in help_text
+    with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000) as saved:
+        panel.judge_threshold.setValue(0.8)
+    assert saved.args[0].judge_threshold == pytest.approx(0.8)
+    assert load_settings(vault).judge_threshold == pytest.approx(0.8)
+    assert load_settings(vault).threshold == pytest.approx(0.55)  # the cosine one untouched
+    panel._show_judge_help()
+    assert "this vault uses 0.80" in panel.judge_threshold_help.text()
+    # Back to the bottom of the box: the calibrated value again (the key is removed).
+    with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000):
+        panel.judge_threshold.setValue(0.0)
+    assert load_settings(vault).judge_threshold is None
+
+
 def test_port_taken_is_shown_not_raised_and_start_retries(
     qtbot, make_window, blocker: socket.socket
 ) -> None:  # type: ignore[no-untyped-def]

@@ -48,6 +48,9 @@ from desktop.ui.panels.guard_hooks import (
     install_hooks,
     uninstall_hooks,
 )
+from inference.errors import AntinomyError
+from inference.judge import Thresholds
+from inference.registry import default_spec
 
 #: Rows kept in the live log (the endpoint's GuardLog keeps its own last 500).
 MAX_ROWS = 500
@@ -129,14 +132,23 @@ class QtGuardPanel(QWidget):
         self.mode = QComboBox()
         self.mode.addItem("warn — tell the agent", "warn")
         self.mode.addItem("ask — ask me to confirm", "ask")
+        # The judged guard's threshold is what decides; the cosine one only when no judge
+        # is loaded. 0 in the judge box means "the judge's calibrated value".
+        self.judge_threshold = QDoubleSpinBox()
+        self.judge_threshold.setRange(0.0, 0.99)
+        self.judge_threshold.setSingleStep(0.01)
+        self.judge_threshold.setDecimals(2)
+        self.judge_threshold.setSpecialValueText("calibrated")
+        self.judge_threshold_help = QLabel()
+        self.judge_threshold_help.setWordWrap(True)
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.05, 1.0)
         self.threshold.setSingleStep(0.01)
         self.threshold.setDecimals(2)
         self.threshold.setValue(DEFAULT_THRESHOLD)
         self.threshold.setToolTip(
-            f"Cosine a change needs with a decision to warn (default {DEFAULT_THRESHOLD}, "
-            "calibrated for the shipped embedder; lower warns more often)"
+            "Used only when the contradiction judge is not loaded: the cosine a change needs "
+            f"with a decision to warn (default {DEFAULT_THRESHOLD}; lower warns more often)"
         )
         self.principles = QCheckBox("Compare with principles too")
         self.guard_state = QLabel()
@@ -145,7 +157,9 @@ class QtGuardPanel(QWidget):
         form = QFormLayout(guard_box)
         form.addRow(self.enabled)
         form.addRow("Mode", self.mode)
-        form.addRow("Threshold", self.threshold)
+        form.addRow("Judge threshold", self.judge_threshold)
+        form.addRow(self.judge_threshold_help)
+        form.addRow("Fallback (no judge): cosine", self.threshold)
         form.addRow(self.principles)
         form.addRow(self.guard_state)
         self._save_timer = QTimer(self)
@@ -155,6 +169,7 @@ class QtGuardPanel(QWidget):
         self.enabled.toggled.connect(self._edited)
         self.mode.currentIndexChanged.connect(self._edited)
         self.threshold.valueChanged.connect(self._edited)
+        self.judge_threshold.valueChanged.connect(self._edited)
         self.principles.toggled.connect(self._edited)
 
         # -- hooks for a project folder
@@ -227,7 +242,8 @@ class QtGuardPanel(QWidget):
 
         self.endpoint.sig_endpoint_changed.connect(self.show_endpoint)
         self.endpoint.sig_guard_checked.connect(self.add_check)
-        self._c.sig_vault_opened.connect(lambda _root: self.load_guard_settings())
+        self._c.sig_vault_opened.connect(self._vault_opened)
+        self._c.sig_runtime_changed.connect(self._show_judge_help)
         # Timers are children: they die with the panel (a bare singleShot would call a
         # deleted widget after the window closed).
         self._later = QTimer(self)
@@ -292,8 +308,41 @@ class QtGuardPanel(QWidget):
     # ------------------------------------------------------------------ guard settings
 
     def _set_guard_editors_enabled(self, on: bool) -> None:
-        for w in (self.enabled, self.mode, self.threshold, self.principles):
+        for w in (self.enabled, self.mode, self.judge_threshold, self.threshold, self.principles):
             w.setEnabled(on)
+
+    def _vault_opened(self, _root: object) -> None:
+        """The editors showed the previous vault: blank them until this one's are read.
+
+        A save still waiting would have written the old vault's values into the new one.
+        """
+        self._save_timer.stop()
+        self.settings = None
+        self._set_guard_editors_enabled(False)
+        self.guard_state.setText("Reading this vault's guard settings…")
+        self.load_guard_settings()
+
+    def calibrated_threshold(self) -> float:
+        """The judge's own guard threshold: the loaded judge's, else the shipped one's."""
+        try:
+            return self._c.runtime.judge.thresholds.guard
+        except AntinomyError:
+            pass
+        try:
+            spec = default_spec("judge")
+        except AntinomyError:
+            return Thresholds().guard
+        return Thresholds.from_mapping(spec.extra.get("thresholds")).guard
+
+    def _show_judge_help(self) -> None:
+        calibrated = self.calibrated_threshold()
+        chosen = self.settings.judge_threshold if self.settings is not None else None
+        now = f"this vault uses {chosen:.2f}" if chosen else f"this vault uses {calibrated:.2f}"
+        self.judge_threshold_help.setText(
+            "<small>The probability of contradiction the judge must give a change against a "
+            f"standing decision before the guard warns. Calibrated: {calibrated:.2f} (no "
+            f"warning on unrelated calls); {now}. Lower warns more often.</small>"
+        )
 
     def load_guard_settings(self) -> None:
         root = self._c.root
@@ -316,10 +365,13 @@ class QtGuardPanel(QWidget):
             self.enabled.setChecked(settings.enabled)
             self.mode.setCurrentIndex(max(0, self.mode.findData(settings.mode)))
             self.threshold.setValue(settings.threshold)
+            self.judge_threshold.setValue(settings.judge_threshold or 0.0)
             self.principles.setChecked(settings.include_principles)
         finally:
             self._loading = False
         self._set_guard_editors_enabled(True)
+        self._show_judge_help()
+        self.show_endpoint()
         self.sig_guard_settings_shown.emit(settings)
 
     def edited_settings(self) -> GuardSettings:
@@ -329,6 +381,7 @@ class QtGuardPanel(QWidget):
             enabled=self.enabled.isChecked(),
             mode=self.mode.currentData(),
             threshold=round(self.threshold.value(), 2),
+            judge_threshold=round(self.judge_threshold.value(), 2) or None,
             include_principles=self.principles.isChecked(),
         )
 
