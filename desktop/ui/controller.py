@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -97,7 +98,8 @@ class AppController(QObject):
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-vault")
         self.tasks: set[asyncio.Task[Any]] = set()
         self._index_task: asyncio.Task[Any] | None = None
-        self._index_stop = False
+        self._index_stop = threading.Event()
+        self._index_superseded = threading.Event()
         self._pending_progress: tuple[int, int, str] | None = None
         self._progress_timer = QTimer(self)
         self._progress_timer.setSingleShot(True)
@@ -190,6 +192,7 @@ class AppController(QObject):
         if self.index is not None and self.root != path:
             self.read_pool.submit(self.index.close)
             self.index = None
+            self.last_report = None
         self.root = path
         self._index_has_vectors = False
         self.update_settings(self.settings.with_vault_opened(path))
@@ -201,26 +204,40 @@ class AppController(QObject):
         if self.root is None:
             return
         if self._index_task is not None and not self._index_task.done():
-            self._index_stop = True
-            self._index_task.cancel()
-        self._index_stop = False
-        self._index_task = self.spawn(self._update_index(self.root), what="Indexing the vault")
+            # That job's own flags (the new job gets fresh ones): it stops at its next
+            # check, then closes its index and drops its report.
+            self._index_superseded.set()
+            self._index_stop.set()
+        self._index_stop = threading.Event()
+        self._index_superseded = threading.Event()
+        superseded = self._index_superseded
+        self._index_task = self.spawn(
+            self._update_index(self.root, self._index_stop, superseded), what="Indexing the vault"
+        )
 
     def stop_indexing(self) -> None:
-        self._index_stop = True
+        self._index_stop.set()
 
-    async def _update_index(self, root: Path) -> None:
+    async def _update_index(
+        self, root: Path, stop: threading.Event, superseded: threading.Event
+    ) -> None:
         with_vectors = self.semantic_ready()
         embedding = embedding_model(self.runtime.queued_embedder()) if with_vectors else None
         old = self.index
 
+        def stopping() -> bool:
+            return stop.is_set() or self._closed
+
+        def progress(done: int, total: int, phase: str) -> None:
+            self.from_worker(self._queue_progress, root, done, total, phase)
+
         def work() -> tuple[VaultIndex, IndexReport]:
             index = VaultIndex(root, embedding=embedding)
-            report = index.update(progress=self._progress_from_worker, stop=self._stopping)
+            report = index.update(progress=progress, stop=stopping)
             return index, report
 
         index, report = await self.run_in(self.index_pool, work)
-        if self.root != root or self._closed:
+        if superseded.is_set() or self.root != root or self._closed:
             await self.run_in(self.index_pool, index.close)
             return
         self.index = index
@@ -232,13 +249,9 @@ class AppController(QObject):
         self._pending_progress = None
         self.sig_index_updated.emit(report)
 
-    def _stopping(self) -> bool:
-        return self._index_stop or self._closed
-
-    def _progress_from_worker(self, done: int, total: int, phase: str) -> None:
-        self.from_worker(self._queue_progress, done, total, phase)
-
-    def _queue_progress(self, done: int, total: int, phase: str) -> None:
+    def _queue_progress(self, root: Path, done: int, total: int, phase: str) -> None:
+        if root != self.root:
+            return  # a vault no longer on screen, still winding down
         # Repaints are throttled: many updates a second would flood the loop.
         self._pending_progress = (done, total, phase)
         if not self._progress_timer.isActive():
@@ -302,7 +315,7 @@ class AppController(QObject):
         if self._closed:
             return
         self._closed = True
-        self._index_stop = True
+        self._index_stop.set()
         for task in list(self.tasks):
             task.cancel()
         for closer in self.closers:

@@ -85,7 +85,7 @@ def test_consolidate_shows_accepted_facts_and_rejected_fragments(
     panel = consolidated(qtbot, window)
     assert panel.report is not None and panel.report["status"] == "ok"
     assert "<b>ok</b>" in panel.report_text.text()
-    assert "3 fact(s) accepted, 1 rejected" in panel.report_text.text()
+    assert "3 facts accepted, 1 rejected" in panel.report_text.text()
     assert "lines: 1 assistant, 4 candidate" in panel.report_text.text()
     assert panel.state.text() == "Done: facts written."
     rows = [
@@ -103,7 +103,7 @@ def test_consolidate_shows_accepted_facts_and_rejected_fragments(
     # The pages are written (one transaction), listed, and History shows it.
     assert (memory_vault / PAGE).exists()
     names = [panel.pages.item(i).text() for i in range(panel.pages.count())]
-    assert "Lisbon trip  (1 fact(s))" in names and "Flights  (1 fact(s))" in names
+    assert "Lisbon trip  (1 fact)" in names and "Flights  (1 fact)" in names
     history = window.panel("history")
     qtbot.waitUntil(lambda: len(history.entries) >= 1, timeout=5000)  # type: ignore[attr-defined]
     assert not pending_batches(memory_vault)
@@ -321,7 +321,7 @@ def test_the_app_consolidates_a_closed_batch_by_itself_and_shows_the_report(
     )
     assert not pending_batches(vault)
     qtbot.waitUntil(lambda: panel.pages.count() == 3, timeout=5000)
-    assert "3 fact(s) accepted" in panel.report_text.text()
+    assert "3 facts accepted" in panel.report_text.text()
 
 
 def test_the_settings_dialog_turns_automatic_consolidation_off(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -46,6 +46,7 @@ from desktop.flows.memory import (
     subject_pages,
 )
 from desktop.flows.memory.pages import SubjectPage
+from desktop.flows.progress import ProgressClock, plural
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import endpoint_for
 from desktop.ui.panels import PanelSpec
@@ -94,9 +95,9 @@ def report_summary(report: dict[str, Any]) -> str:
     accepted, rejected = len(report.get("accepted") or ()), len(report.get("rejected") or ())
     if status not in ("nothing", "already_running"):
         parts.append(
-            f"{accepted} fact(s) accepted, {rejected} rejected, "
+            f"{plural(accepted, 'fact')} accepted, {rejected} rejected, "
             f"{report.get('duplicates', 0)} already known; "
-            f"{report.get('lines_consumed', 0)} line(s) consumed, "
+            f"{plural(int(report.get('lines_consumed', 0)), 'line')} consumed, "
             f"{report.get('lines_pending', 0)} still pending"
         )
     counts = report.get("line_counts") or {}
@@ -154,6 +155,7 @@ class QtMemoryPanel(QWidget):
         self._recall_request = 0
         self._recall_index: tuple[Path, Runtime, RecallIndex] | None = None
         self.listing: MemoryListing | None = None
+        self._clock = ProgressClock()
         self.report: dict[str, Any] | None = None
 
         top = self._build_top_row()  # built in reading order: the focus chain follows it
@@ -290,9 +292,22 @@ class QtMemoryPanel(QWidget):
     # ------------------------------------------------------------------ listing
 
     def _vault_opened(self) -> None:
+        """Nothing of the previous vault stays on screen: its lists, its report, its recall."""
+        self._list_request += 1  # a listing of the old vault still in flight is dropped
         self.results.clear()
         self._report_mtime = None
+        self.listing = None
+        self._clear_report()
+        for view in (self.pending, self.pages, self.rejected):
+            view.clear()
         self.refresh()
+
+    def _clear_report(self) -> None:
+        self.report = None
+        self.report_text.setText("No consolidation yet.")
+        self.report_text.setToolTip("")
+        self.report_text.setEnabled(True)
+        self.accepted.clear()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -330,7 +345,7 @@ class QtMemoryPanel(QWidget):
         self.pages_box.setTitle(f"Subject pages ({len(listing.pages)})")
         self.pages.clear()
         for page in listing.pages:
-            item_p = QListWidgetItem(f"{page.name}  ({len(page.facts)} fact(s))")
+            item_p = QListWidgetItem(f"{page.name}  ({plural(len(page.facts), 'fact')})")
             item_p.setData(PATH_ROLE, page.path)
             aliases = f"Aliases: {', '.join(page.aliases)}\n" if page.aliases else ""
             item_p.setToolTip(f"{aliases}{page.summary}\n{page.path}".strip())
@@ -346,11 +361,14 @@ class QtMemoryPanel(QWidget):
             self.rejected.addTopLevelItem(item)
         waiting = sum(1 for _f, s in listing.rejected if s == "rejected")
         self.rejected_count.setText(
-            f"{len(listing.rejected)} fragment(s), {waiting} not re-queued"
+            f"{plural(len(listing.rejected), 'fragment')}, {waiting} not re-queued"
             if listing.rejected
             else "No rejected fragment."
         )
-        if listing.report is not None and listing.report != self.report:
+        if listing.report is None:
+            if self.report is not None:
+                self._clear_report()
+        elif listing.report != self.report:
             self.show_report(listing.report)
         self._buttons()
         self.sig_memory_listed.emit(listing)
@@ -361,15 +379,20 @@ class QtMemoryPanel(QWidget):
         self.runner.start(force=True)
 
     def _started(self) -> None:
-        self.state.setText("Consolidating…")
+        self.state.setText("Consolidating: reading the pending lines…")
+        self._clock = ProgressClock()
         self.progress.setRange(0, 0)
         self.progress.show()
+        if self.report is not None:  # the report on screen is the last run's, not this one's
+            self.report_text.setText(f"<b>Previous run:</b> {report_summary(self.report)}")
+            self.report_text.setEnabled(False)
         self._buttons()
 
     def _progress(self, done: int, total: int, what: str) -> None:
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
-        self.state.setText(f"Step {min(done + 1, total)} of {total}: {what}")
+        line = self._clock.line(done, total, what)
+        self.state.setText(f"Step {min(done + 1, total)} of {total}: {line}")
 
     def _stopped(self) -> None:
         self.progress.hide()
@@ -398,6 +421,7 @@ class QtMemoryPanel(QWidget):
 
     def show_report(self, report: dict[str, Any]) -> None:
         self.report = report
+        self.report_text.setEnabled(True)
         self.report_text.setText(report_summary(report))
         debug = report.get("debug_path")
         self.report_text.setToolTip(f"Raw answers: {debug}" if debug else "")

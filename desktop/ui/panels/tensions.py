@@ -24,12 +24,13 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, write_debug_note
-from desktop.flows.hunter.records import load_last_run
+from desktop.flows.hunter.records import LAST_RUN_FILE, load_last_run
 from desktop.flows.progress import ProgressClock, plural
 from desktop.flows.review import list_dismissed
 from desktop.ui.context import AppContext
@@ -40,10 +41,14 @@ from desktop.ui.panels.ingest_tensions import QtIngestTensions
 from desktop.ui.panels.pair_card import NoteKind, QtPairCard
 from desktop.ui.scanner import ScanRunner
 from desktop.vault.index import VaultIndex
+from desktop.vault.layout import state_dir
+
+#: How often the panel looks for a scan another process saved (a stat, off the GUI thread).
+DISK_POLL_MS = 3000
 
 MODE_CHOICES: list[tuple[str, Mode]] = [
     ("Classic (newest notes)", "classic"),
-    ("Focus on the selected note", "focus"),
+    ("Focus on the note in the preview", "focus"),
     ("Whole vault", "whole-vault"),
 ]
 
@@ -60,6 +65,26 @@ def _restore(root: Path) -> ScanRun | None:
     from dataclasses import replace
 
     return replace(run, pairs=pairs)
+
+
+def _newer_on_disk(
+    root: Path, shown: ScanRun | None, seen_mtime: int
+) -> tuple[int, ScanRun | None]:
+    """The last run on disk if it is newer than the one shown (read worker).
+
+    Another process (``antinomy scan``, a second window) may have scanned this vault
+    since: the file's mtime says whether to read it at all.
+    """
+    try:
+        mtime = (state_dir(root) / LAST_RUN_FILE).stat().st_mtime_ns
+    except OSError:
+        return seen_mtime, None
+    if mtime == seen_mtime:
+        return mtime, None
+    run = _restore(root)
+    if run is None or (shown is not None and run.started_at <= shown.started_at):
+        return mtime, None
+    return mtime, run
 
 
 def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, NoteKind]:
@@ -175,6 +200,11 @@ class QtTensionsPanel(QWidget):
         self.runner.sig_scan_stopped.connect(self._stopped)
         self.runner.sig_scan_failed.connect(self._failed)
         self._c.sig_vault_opened.connect(self._vault_opened)
+        self._disk_mtime = 0
+        self._disk_timer = QTimer(self)
+        self._disk_timer.setInterval(DISK_POLL_MS)
+        self._disk_timer.timeout.connect(self.check_newer_run)
+        self._disk_timer.start()
         self._show_empty("No scan yet: press Run Hunter.")
 
     # ------------------------------------------------------------------ actions
@@ -195,14 +225,35 @@ class QtTensionsPanel(QWidget):
         mode: Mode = self.mode.currentData()
         focus = None
         if mode == "focus":
-            notes = self._ctx.panels.get("notes")
-            focus = getattr(notes, "selected_path", lambda: None)()
+            focus = self.focus_note()
             if focus is None:
                 self._c.sig_error.emit(
-                    "Running the scan", "Select a note in the Notes list to focus the scan on it."
+                    "Running the scan",
+                    "Open a note in the preview (click it in Notes or Related) to focus the "
+                    "scan on it.",
                 )
                 return
         self.runner.start(mode, focus=focus)
+
+    def focus_note(self) -> str | None:
+        """The note a focus scan is about: the one in the preview, else the list selection."""
+        preview = self._ctx.panels.get("preview")
+        path = getattr(preview, "path", None)
+        if isinstance(path, str):
+            return path
+        notes = self._ctx.panels.get("notes")
+        selected = getattr(notes, "selected_path", lambda: None)()
+        return selected if isinstance(selected, str) else None
+
+    def scan_focus(self, path: str) -> None:
+        """Start a focus scan on ``path`` and bring this panel forward."""
+        self.mode.setCurrentIndex(self.mode.findData("focus"))
+        tabs = self.parentWidget()
+        while tabs is not None and not isinstance(tabs, QTabWidget):
+            tabs = tabs.parentWidget()
+        if tabs is not None:
+            tabs.setCurrentWidget(self)
+        self.runner.start("focus", focus=path)
 
     def dismiss_selected(self) -> None:
         if self.selected is not None:
@@ -355,12 +406,27 @@ class QtTensionsPanel(QWidget):
         self._set_meta(None)
         self._show_empty("No scan yet: press Run Hunter.")
 
+        self._disk_mtime = 0
+        self.check_newer_run()
+
+    def check_newer_run(self) -> None:
+        """Show the vault's last run from disk if another process scanned since."""
+        root = self._c.root
+        if root is None or self.runner.running:
+            return
+        shown = self.run
+
         async def go() -> None:
-            run = await self._c.run_in(self._c.read_pool, _restore, root)
-            if run is not None and self.run is None and self._c.root == root:
+            mtime, run = await self._c.run_in(
+                self._c.read_pool, _newer_on_disk, root, shown, self._disk_mtime
+            )
+            if self._c.root != root or self.run is not shown or self.runner.running:
+                return
+            self._disk_mtime = mtime
+            if run is not None:
                 self.show_run(run, restored=True)
 
-        self._c.spawn(go(), what="Restoring the last scan")
+        self._c.spawn(go(), what="Looking for a newer scan")
 
     def show_run(self, run: ScanRun, *, restored: bool = False) -> None:
         index = self._c.index
