@@ -40,12 +40,14 @@ def _panels() -> list[PanelSpec]:
         models,
         notes,
         preview,
+        related,
         tensions,
     )
 
     return [
         notes.PANEL,
         preview.PANEL,
+        related.PANEL,
         tensions.PANEL,
         dismissed.PANEL,
         memory.PANEL,
