@@ -8,6 +8,7 @@ from typing import Any
 
 from desktop.cli import exits
 from desktop.cli.common import embedder_choice, set_handler
+from desktop.cli.gui_check import check_gui, gui_line, gui_record
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import human_size, print_json, progress
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
@@ -106,9 +107,12 @@ def run_doctor(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"models": [], "ok": False}
     records, errors = _resolve_all(args)
     report["models"] = records
+    gui = check_gui()
+    report["gui"] = gui_record(gui)  # reported; the engines decide the exit code
     if not args.json:
         for rec in records:
             _print_model(rec)
+        print(gui_line(gui))
     if errors:
         report["errors"] = errors
         if args.json:

@@ -2,7 +2,8 @@
 
 Qt is imported only when the window is opened, so CLI commands start fast.
 On a machine with no display the app cannot open: it says so in one line and
-runs the headless scan on the sample vault instead.
+runs the headless scan on the sample vault instead. When Qt's platform plugin
+lacks system libraries, it names them (``ldd`` on the plugin) and exits 69.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return cli_main(headless_command())
     started = time.perf_counter()
+    from desktop.cli.exits import UNAVAILABLE
+    from desktop.cli.gui_check import check_gui
+
+    # Before Qt: a platform plugin that cannot load aborts the process with a guess.
+    problem = check_gui().problem()
+    if problem:
+        print(f"antinomy: the window cannot open. {problem}", file=sys.stderr)
+        return UNAVAILABLE
     from desktop.ui import app
 
     app.LAUNCHED_AT = started
