@@ -334,3 +334,30 @@ def test_two_processes_index_one_vault_at_once(tmp_path: Path) -> None:
     index = VaultIndex(root)
     assert index.rebuilt_because is None
     assert {f"Edited {n}-4.md" for n in range(2)} <= {s.path for s in index.notes()}
+
+
+def test_snippets_do_not_highlight_stop_words(tmp_path: Path) -> None:
+    from desktop.vault.search import snippets
+    from desktop.vault.stopwords import content_words
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "en.md").write_text("# En\n\nThe release of the app is on the Friday of the week.\n")
+    (vault / "fr.md").write_text("# Fr\n\nUne sortie pour la version est prévue vendredi.\n")
+    (vault / "it.md").write_text(
+        "# It\n\nIl rilascio della versione è il venerdì della settimana.\n"
+    )
+    index = VaultIndex(vault)
+    index.update()
+    cases = {
+        "en.md": ("the release of the app", "«release»", "«the»"),
+        "fr.md": ("une sortie pour la version", "«sortie»", "«une»"),
+        "it.md": ("il rilascio della versione", "«rilascio»", "«della»"),
+    }
+    for path, (query, marked, unmarked) in cases.items():
+        text = snippets(index, query, [path])[path]
+        assert marked in text and unmarked not in text.casefold(), text
+    # A query made only of stop words still gets its words highlighted.
+    assert content_words("the of") == ["the", "of"]
+    assert "«the»" in snippets(index, "the of", ["en.md"])["en.md"].casefold()
+    index.close()

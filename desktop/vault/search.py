@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from desktop.vault.index import NoteSummary, VaultIndex, sql_filters
+from desktop.vault.stopwords import content_words
 
 RRF_K = 60
 #: How deep each list is read before fusing.
@@ -84,7 +85,8 @@ def snippets(index: VaultIndex, query: str, paths: Iterable[str]) -> dict[str, s
     Made only for the notes shown: a snippet costs about as much as ranking
     five notes, and the ranking reads many more than are shown.
     """
-    match = fts_query(query)
+    # Highlight what the user meant, not "the" or "de" (they still rank the notes).
+    match = fts_query(" ".join(content_words(query)))
     out: dict[str, str] = {}
     if match is None:
         return out
