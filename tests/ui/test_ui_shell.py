@@ -34,6 +34,7 @@ def test_every_registered_panel_is_built_once(make_window) -> None:  # type: ign
     assert keys == [
         "notes",
         "preview",
+        "related",
         "tensions",
         "dismissed",
         "memory",
@@ -73,6 +74,54 @@ def test_filters_and_search_then_preview(qtbot, make_window) -> None:  # type: i
         notes.list.setCurrentRow(0)
     assert preview.path == "Decisions/ADR-0011 Friday release window.md"
     assert "Friday" in preview.browser.toPlainText()
+
+
+def test_folder_tree_flat_list_and_tag_filter(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    (vault / "Journal" / "Tagged.md").write_text(
+        "---\ntags: [garden]\n---\n# Tagged\n\nBeans go in after the frost, #garden too.\n"
+    )
+    window = make_window()
+    notes = _notes(window)
+    qtbot.waitUntil(lambda: notes.list.count() > 50, timeout=10000)
+    # Folders by default: top-level folder rows with their counts, notes inside them.
+    assert notes.stack.currentWidget() is notes.tree
+    tops = [notes.tree.topLevelItem(i) for i in range(notes.tree.topLevelItemCount())]
+    decisions = next(t for t in tops if t is not None and t.text(0).startswith("Decisions/"))
+    assert decisions.text(0) == "Decisions/  (8)" and decisions.isExpanded()
+    adr = decisions.child(0)
+    assert adr is not None and str(adr.data(0, 256)).startswith("Decisions/ADR-")
+    preview = window.panel("preview")
+    with qtbot.waitSignal(preview.sig_preview_shown, timeout=5000):
+        notes.tree.setCurrentItem(adr)
+    assert notes.selected_path() == adr.data(0, 256)
+    notes.tree.setCurrentItem(decisions)  # a folder row opens nothing and selects no note
+    assert notes.selected_path() is None and preview.path == adr.data(0, 256)
+    # The flat list as an option.
+    notes.view.setCurrentIndex(notes.view.findData("list"))
+    assert notes.stack.currentWidget() is notes.list
+    # Tags are a filter, beside type and status.
+    qtbot.waitUntil(lambda: notes.tag_filter.findText("garden") >= 0, timeout=10000)
+    with qtbot.waitSignal(notes.sig_notes_listed, timeout=5000) as listed:
+        notes.tag_filter.setCurrentText("garden")
+    assert listed.args[0] >= 1
+    paths = [str(notes.list.item(i).data(256)) for i in range(notes.list.count())]
+    assert "Journal/Tagged.md" in paths and notes.count.text().endswith(("note", "notes"))
+
+
+def test_search_results_show_score_and_snippet_without_stop_words(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window()
+    notes = _notes(window)
+    qtbot.waitUntil(lambda: notes.list.count() > 50, timeout=10000)
+    with qtbot.waitSignal(notes.sig_notes_listed, timeout=5000):
+        notes.search_box.setText("the friday release window")
+    assert notes.stack.currentWidget() is notes.list  # results are a ranked list
+    first = notes.list.item(0).text()
+    title, snippet = first.split("\n")
+    assert "Friday release window" in title and "words match" in title
+    assert "meaning 0." in title or "meaning 1." in title
+    assert "«Friday»" in snippet or "«friday»" in snippet.casefold()
+    assert "«the»" not in snippet.casefold()
+    assert notes.count.text().endswith(("match", "matches"))
 
 
 def test_wikilinks_in_the_preview_open_their_note(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
