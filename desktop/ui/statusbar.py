@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
+from desktop.flows.model_choice import model_choice_text
 from desktop.ui.controller import AppController
 from desktop.ui.endpoint import QtEndpointStatus, endpoint_for
 from desktop.vault.index import IndexReport
@@ -34,6 +35,7 @@ class QtStatusBar(QStatusBar):
         self.endpoint = QtEndpointStatus(endpoint_for(controller))
         self.addPermanentWidget(self.endpoint)
         controller.sig_runtime_changed.connect(self.show_runtime)
+        controller.sig_settings_changed.connect(lambda _s: self.show_runtime())
         controller.sig_index_progress.connect(self.show_progress)
         controller.sig_index_updated.connect(self.show_report)
         controller.sig_vault_opened.connect(self._vault_opened)
@@ -49,7 +51,11 @@ class QtStatusBar(QStatusBar):
             text = "models: closed"
         else:
             text = "models: loading…"
-        self.models.setText(text)
+        choice = model_choice_text(self._c.settings)
+        self.models.setText(f"{text} · {choice}")
+        self.models.setToolTip(
+            "The language model this install uses (Models ▸ Use a stronger model… changes it)"
+        )
 
     def _vault_opened(self, root: object) -> None:
         self.vault.setText(f"vault: {root}")

@@ -18,7 +18,7 @@ def test_window_shows_before_models_are_ready_then_reports_ready(
     status = window.status.models
     qtbot.waitUntil(lambda: window.controller.runtime.state is State.READY, timeout=10000)
     qtbot.waitUntil(lambda: status.text().startswith("models: ready in "), timeout=5000)
-    assert status.text().endswith(" s")
+    assert status.text().endswith(" s · bundled SmolLM2-135M")
     notes = window.panel("notes")
     assert isinstance(notes, QtNotesPanel)
     qtbot.waitUntil(lambda: notes.list.count() > 50, timeout=10000)

@@ -11,10 +11,19 @@ import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
+from desktop.flows.model_choice import BUNDLED_NOTE, model_choice_text, uses_bundled_model
 from desktop.ui.context import AppContext
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from desktop.ui.dialogs.stronger_model import QtStrongerModelDialog
 from desktop.ui.panels import PanelSpec
 from inference.diagnostics import (
     EmbeddingSpeed,
@@ -106,14 +115,27 @@ class QtModelsPanel(QWidget):
         self.measure_button.clicked.connect(self.measure)
         switch = QPushButton("Switch model or backend…")
         switch.clicked.connect(self.switch)
+        self.stronger_button = QPushButton("Use a stronger model…")
+        self.stronger_button.setToolTip(
+            "A GGUF file of your own, or an OpenAI-compatible server (Ollama, llama-server, "
+            "LM Studio, vLLM): checked, then loaded and timed"
+        )
+        self.stronger_button.clicked.connect(self.choose_stronger)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
         row = QHBoxLayout()
         row.addStretch(1)
         row.addWidget(self.measure_button)
+        row.addWidget(self.stronger_button)
         row.addWidget(switch)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.note)
         layout.addWidget(self.view, 1)
         layout.addLayout(row)
+        #: Measure tokens/s as soon as a newly chosen model is ready.
+        self.measure_when_ready = False
         self._c.sig_runtime_changed.connect(self.refresh)
+        self._c.sig_settings_changed.connect(lambda _s: self.refresh())
         self.refresh()
 
     def refresh(self) -> None:
@@ -123,6 +145,18 @@ class QtModelsPanel(QWidget):
             backend += " — sends note text off this machine"
         self.view.setHtml(models_html(self._c.runtime, backend, self.speeds))
         self.measure_button.setEnabled(self._c.semantic_ready())
+        settings = self._c.settings
+        if uses_bundled_model(settings):
+            self.note.setText(f"<i>{html.escape(BUNDLED_NOTE)}</i>")
+        else:
+            self.note.setText(
+                f"Language model: <b>{html.escape(model_choice_text(settings))}</b> (your "
+                "choice, kept for this install). “Use a stronger model…” changes it or goes back "
+                "to the bundled one."
+            )
+        if self.measure_when_ready and self._c.semantic_ready():
+            self.measure_when_ready = False
+            self.measure()
 
     def measure(self) -> None:
         runtime = self._c.runtime
@@ -146,6 +180,16 @@ class QtModelsPanel(QWidget):
             self.sig_speeds_measured.emit(self.speeds)
 
         self._c.spawn(go(), what="Measuring model speed")
+
+    def choose_stronger(self) -> None:
+        dialog = QtStrongerModelDialog(self._c.settings, loop=self._c.loop, parent=self)
+        if dialog.exec() and dialog.result_settings is not None:
+            self.speeds = None
+            self._c.apply_settings(dialog.result_settings)
+            # After the runtime was replaced: measure the new model once it is warm.
+            self.measure_when_ready = True
+            self.refresh()
+        dialog.deleteLater()
 
     def switch(self) -> None:
         dialog = SettingsDialog(self._c.settings, self)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, write_debug_note
 from desktop.flows.hunter.records import LAST_RUN_FILE, load_last_run
+from desktop.flows.model_choice import uses_bundled_model
 from desktop.flows.progress import ProgressClock, plural
 from desktop.flows.review import list_dismissed
 from desktop.ui.context import AppContext
@@ -461,7 +462,14 @@ class QtTensionsPanel(QWidget):
             self._select(self.cards[0])
             self.empty.hide()
         else:
-            self._show_empty("No tensions found in this run.")
+            text = "No tensions found in this run (that is not proof that none exist)."
+            if uses_bundled_model(self._c.settings) and run.mode == "classic":
+                text += (
+                    "\nThe bundled language model is small and proposes few pairs of its own: "
+                    "a stronger one (Models ▸ Use a stronger model…) proposes more for the "
+                    "judge to check."
+                )
+            self._show_empty(text)
         self.sig_results_shown.emit(run)
 
     def _set_meta(self, run: ScanRun | None, prefix: str = "") -> None:
