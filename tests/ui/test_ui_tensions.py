@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -73,6 +74,11 @@ def test_dismiss_writes_both_notes_then_undo_restores_them(qtbot, make_window, v
     qtbot.waitUntil(lambda: len(history.entries) == 1, timeout=5000)
     entry = history.entries[0]
     assert set(entry.paths) == {A, B} and entry.operation_type == "dismiss"
+    # The time is shown whole (local, to the second), never cut off by the column.
+    top = history.tree.topLevelItem(0)
+    assert top is not None and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", top.text(0))
+    history.tree.expandAll()
+    assert history.tree.columnWidth(0) >= history.tree.sizeHintForColumn(0) > 0
     history.select_operation(entry.operation_id)
     assert history.undo_button.isEnabled()
     history.undo_button.click()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -21,6 +24,17 @@ from desktop.vault.transactions import HistoryEntry, list_history
 OP_ROLE = Qt.ItemDataRole.UserRole
 
 
+def local_time(stamp: str) -> str:
+    """An ISO timestamp as this machine's local time, to the second."""
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp.replace("T", " ")[:19]
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime("%Y-%m-%d %H:%M:%S")
+
+
 class QtHistoryPanel(QWidget):
     sig_history_listed = Signal(int)
     """The list was refreshed: ``(number of operations)``."""
@@ -32,7 +46,11 @@ class QtHistoryPanel(QWidget):
         self.entries: list[HistoryEntry] = []
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["When", "Operation", "Files", "State"])
-        self.tree.setColumnWidth(0, 150)
+        header = self.tree.header()
+        # "When", "Files" and "State" always fit their text (a fixed width cut the time
+        # off beside the expand arrows); the summary takes the rest.
+        for column in (0, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setColumnWidth(1, 380)
         self.tree.currentItemChanged.connect(self._update_buttons)
         self.tree.itemDoubleClicked.connect(self._open_file)
@@ -73,7 +91,7 @@ class QtHistoryPanel(QWidget):
         for e in entries:
             state = f"undone by {e.undone_by}" if e.undone_by else ("undo" if e.undoes else "")
             item = QTreeWidgetItem(
-                [e.applied_at.replace("T", " ")[:19], e.summary, str(len(e.changes)), state]
+                [local_time(e.applied_at), e.summary, str(len(e.changes)), state]
             )
             item.setData(0, OP_ROLE, e.operation_id)
             item.setToolTip(1, f"{e.operation_type} {e.operation_id}")
