@@ -31,6 +31,7 @@ from desktop.flows.memory import (
     rejected_fragments,
     requeue_fragment,
 )
+from desktop.flows.progress import ProgressClock
 from inference.engines import (
     LazyEmbedder,
     LazyGenerator,
@@ -131,6 +132,7 @@ def run_consolidate(args: argparse.Namespace) -> int:
     engine = LazyGenerator(RuntimeSettings(llm_path=args.llm))
     embedder = LazyEmbedder()
     judge, _why = open_judge_or_none() if not args.no_judge else (None, "--no-judge")
+    clock = ProgressClock()  # the time left, from the steps' measured rate
     try:
         report = consolidate(
             root,
@@ -138,7 +140,9 @@ def run_consolidate(args: argparse.Namespace) -> int:
             judge=judge,
             embedder=embedder,
             force=args.force,
-            progress=lambda done, total, what: progress(f"[{done}/{total}] {what}"),
+            progress=lambda done, total, what: progress(
+                f"[{done}/{total}] {clock.line(done, total, what)}"
+            ),
         )
     finally:
         engine.close()
