@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
 from desktop.flows.hunter import DISCLAIMER
 from desktop.flows.review import list_dismissed
@@ -230,3 +231,17 @@ def test_elevate_resolve_and_defeat_through_their_forms(
     assert "motive: outgrown" in (vault / B).read_text()
     monkeypatch.setattr(tensions_module, "ask_defeat", lambda name, parent: None)  # cancelled
     assert not card.action_buttons[("defeat", B)].isEnabled()
+
+
+def test_a_long_progress_line_wraps_instead_of_widening_the_panel(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(start=False)
+    t = _panels(window)
+    t._started("classic")
+    t._progress(
+        0, 1, "asking the model about 20 notes: reading the prompt, 512 of 4096 tokens " * 3
+    )
+    QApplication.processEvents()
+    # A non-wrapping label asks for its whole text's width, which squeezed the docks.
+    assert t.state.minimumSizeHint().width() < 400
+    assert t.state.text().startswith("Asking the model about 20 notes")
+    t._busy(False)

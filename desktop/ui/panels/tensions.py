@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -138,6 +139,9 @@ class QtTensionsPanel(QWidget):
         self.progress.setMaximumWidth(220)
         self.progress.hide()
         self.state = QLabel("Idle.")
+        # Long progress lines wrap instead of widening the tab (which squeezed the docks).
+        self.state.setWordWrap(True)
+        self.state.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
         top.addWidget(self.mode)
         top.addWidget(self.run_button)
