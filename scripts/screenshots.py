@@ -1,4 +1,8 @@
-"""Open the app on a fresh copy of the sample vault (offscreen), run a scan, save a PNG per panel.
+"""Open the app on a fresh copy of the sample vault (offscreen), run scans, save PNGs.
+
+The Notes tree, the preview with its Related notes, a search, a scan in progress,
+a second scan with the first one's results greyed, every tab, the stronger-model
+dialog and the Problems window.
 
     python scripts/screenshots.py [--out /tmp/antinomy-shots] [--mode classic]
 
@@ -67,14 +71,35 @@ def main() -> int:
         await _wait(lambda: c.index is not None and c.index.embedding is not None, 120)
         notes = window.panel("notes")
         await _wait(lambda: notes.list.count() > 0, 30)  # type: ignore[attr-defined]
-        notes.list.setCurrentRow(3)  # type: ignore[attr-defined]
+        await asyncio.sleep(0.5)
+        window.grab().save(str(out / "a1-notes-tree.png"))
+        # The note in the preview, its related notes beside it.
+        focus = "Tensions/Shipping speed vs weekend calm.md"
+        if not (vault / focus).exists():
+            focus = next(str(p.relative_to(vault)) for p in sorted(vault.glob("Tensions/*.md")))
+        related = window.panel("related")
+        c.sig_preview_requested.emit(focus)
+        await _wait(lambda: related.list.count() > 0, 30)  # type: ignore[attr-defined]
+        await asyncio.sleep(0.3)
+        window.grab().save(str(out / "a2-preview-related.png"))
+        # Search: ranked results with why each matched and the snippet.
+        notes.search_box.setText("the friday release window")  # type: ignore[attr-defined]
+        await asyncio.sleep(1.5)
+        window.grab().save(str(out / "a3-search.png"))
+        notes.search_box.clear()  # type: ignore[attr-defined]
         tensions = window.panel("tensions")
-        tensions.mode.setCurrentIndex(0 if args.mode == "classic" else 2)  # type: ignore[attr-defined]
+        tensions.mode.setCurrentIndex(tensions.mode.findData(args.mode))  # type: ignore[attr-defined]
         window.show_panel("tensions")
         tensions.run_scan()  # type: ignore[attr-defined]
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(2.0)
         window.grab().save(str(out / "00-scanning.png"))
-        await _wait(lambda: not tensions.runner.running, 600)  # type: ignore[attr-defined]
+        await _wait(lambda: not tensions.runner.running, 900)  # type: ignore[attr-defined]
+        await asyncio.sleep(0.5)
+        # A second run: the first one's results stay, greyed and labelled as the previous run.
+        tensions.run_scan()  # type: ignore[attr-defined]
+        await asyncio.sleep(4.0)
+        window.grab().save(str(out / "00b-rescanning-previous-greyed.png"))
+        tensions.runner.stop()  # type: ignore[attr-defined]
         await asyncio.sleep(0.5)
         models = window.panel("models")
         models.measure()  # type: ignore[attr-defined]
@@ -84,6 +109,13 @@ def main() -> int:
             await asyncio.sleep(0.3)
             name = window.tabs.tabText(i).lower().replace(" ", "-")
             window.grab().save(str(out / f"{i + 1:02d}-{name}.png"))
+        from desktop.ui.dialogs.stronger_model import QtStrongerModelDialog
+
+        dialog = QtStrongerModelDialog(c.settings, loop=c.loop, parent=window)
+        dialog.show()
+        await asyncio.sleep(0.3)
+        dialog.grab().save(str(out / "80-stronger-model.png"))
+        dialog.reject()
         window.errors.show_error("Example", "How a background failure is shown (non-modal).")
         await asyncio.sleep(0.2)
         window.errors.grab().save(str(out / "90-problems.png"))
