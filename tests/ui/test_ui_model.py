@@ -38,10 +38,12 @@ def test_real_models_scan_the_sample_vault_from_the_window(
     notes = window.panel("notes")
     qtbot.waitUntil(lambda: notes.list.count() > 50, timeout=30000)  # type: ignore[attr-defined]
     tension = "Tensions/Shipping speed vs weekend calm.md"
+    notes.view.setCurrentIndex(notes.view.findData("list"))  # type: ignore[attr-defined]
     for i in range(notes.list.count()):  # type: ignore[attr-defined]
         if notes.list.item(i).data(256) == tension:  # type: ignore[attr-defined]
             notes.list.setCurrentRow(i)  # type: ignore[attr-defined]
     assert notes.selected_path() == tension  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: window.panel("preview").path == tension, timeout=10000)  # type: ignore[attr-defined]
     t.mode.setCurrentIndex(1)
     finished: list[object] = []
     t.runner.sig_scan_finished.connect(finished.append)
