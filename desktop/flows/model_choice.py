@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from desktop.flows.settings import Settings
 from inference.diagnostics import GenerationSpeed, measure_generation
+from inference.engines import RuntimeSettings, open_generator
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
 from inference.registry import ResolvedModel, resolve_model
@@ -59,7 +60,16 @@ class ServerCheck:
 def check_server(base_url: str, *, model: str = "", api_key: str | None = None) -> ServerCheck:
     """List the server's models and time one short completion; raises AntinomyError."""
     url = base_url.strip().rstrip("/")
-    generator = OpenAIHttpGenerator(HttpSettings(url, model.strip(), api_key or None))
+
+    def server(name: str) -> OpenAIHttpGenerator:
+        # Built where every engine is built (inference.engines), from the same settings.
+        generator = open_generator(
+            RuntimeSettings(backend="http", http=HttpSettings(url, name, api_key or None))
+        )
+        assert isinstance(generator, OpenAIHttpGenerator)
+        return generator
+
+    generator = server(model.strip())
     models = tuple(generator.list_models())
     chosen = model.strip() or (models[0] if models else "")
     if model.strip() and models and chosen not in models:
@@ -67,7 +77,7 @@ def check_server(base_url: str, *, model: str = "", api_key: str | None = None) 
             f"The server at {url} has no model {chosen!r}; it lists {', '.join(models[:8])}."
         )
     if chosen != model.strip():
-        generator = OpenAIHttpGenerator(HttpSettings(url, chosen, api_key or None))
+        generator = server(chosen)
     speed = measure_generation(generator, max_tokens=16)
     if speed.generated_tokens == 0:
         raise AntinomyError(f"The server at {url} answered with no text — try another model.")
