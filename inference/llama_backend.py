@@ -19,10 +19,9 @@ from __future__ import annotations
 import ctypes
 import json
 import math
-import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,10 @@ from inference.base import (
 )
 from inference.errors import GenerationError, ModelUnavailable
 from inference.registry import ResolvedModel
+from inference.threads import ThreadBudget, passive_openmp
+
+# OpenMP reads its wait policy once, when llama.cpp's library loads: before any import.
+passive_openmp()
 
 #: Greedy fallback: how many of the best tokens are tested one by one before the
 #: whole vocabulary is masked.
@@ -54,7 +57,9 @@ class LlamaSettings:
     #: The shipped model was trained for 8192; a classic scan (20 notes × 800
     #: characters) needs ~4.5k tokens with its answer. KV cache at 8192: ~190 MB.
     n_ctx: int = 8192
-    threads: int = max(1, min(4, os.cpu_count() or 1))
+    #: 0 = chosen before each prompt batch and token from the cores free right now
+    #: (inference/threads.py); a positive number is used as given.
+    threads: int = 0
     n_batch: int = 512
     #: Off by default in llama-cpp-python; on: ~10 % faster generation, 10–20 % faster prompts.
     flash_attn: bool = True
@@ -72,7 +77,14 @@ def _token_array_dtype() -> np.dtype[Any]:
 class LlamaGenerator(Generator):
     """Chat completions from a GGUF file run in-process by llama.cpp."""
 
-    def __init__(self, model: ResolvedModel, settings: LlamaSettings | None = None) -> None:
+    def __init__(
+        self,
+        model: ResolvedModel,
+        settings: LlamaSettings | None = None,
+        *,
+        budget: ThreadBudget | None = None,
+    ) -> None:
+        passive_openmp()
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -82,13 +94,17 @@ class LlamaGenerator(Generator):
         self.model_name = model.title
         self.model_id = f"{model.path.name}:{model.sha256[:12]}"
         self.backend_name = "llama.cpp (embedded)"
+        #: How many threads to use, asked before every prompt batch and token.
+        self.budget = budget or ThreadBudget(fixed=self.settings.threads)
+        self.budget.prime()
+        self._threads_now = self.budget.threads()
         try:
             self._llama = llama_cpp.Llama(
                 model_path=str(model.path),
                 n_ctx=self.settings.n_ctx,
                 n_batch=self.settings.n_batch,
-                n_threads=self.settings.threads,
-                n_threads_batch=self.settings.threads,
+                n_threads=self._threads_now,
+                n_threads_batch=self._threads_now,
                 flash_attn=self.settings.flash_attn,
                 seed=self.settings.seed,
                 verbose=False,
@@ -117,13 +133,8 @@ class LlamaGenerator(Generator):
         #: Grammar checks, for benchmarks: [first choice allowed, found in the top
         #: candidates, full-vocabulary mask needed].
         self.grammar_stats = [0, 0, 0]
-        #: Returns True while other work competes for the cores (the runtime sets it
-        #: to "the embedder is busy"). llama.cpp's worker threads spin-wait for each
-        #: other: measured here, 2 threads with the embedder busy on the other core fell
-        #: from 19.6 to 2.1 tok/s, while 1 thread kept 29 of 38. So generation drops to
-        #: one thread while it returns True, checked before every token.
-        self.contention: Callable[[], bool] | None = None
-        self._threads_now = self.settings.threads
+        #: Thread counts used so far (count of prompt batches and tokens per value).
+        self.thread_use: dict[int, int] = {}
 
     # ------------------------------------------------------------------ prompt
 
@@ -248,9 +259,10 @@ class LlamaGenerator(Generator):
     # ------------------------------------------------------------------ Generator
 
     def _fit_threads(self) -> None:
-        want = self.settings.threads
-        if want > 1 and self.contention is not None and self.contention():
-            want = 1
+        """One thread per free core (inference/threads.py): llama.cpp's workers wait for
+        each other, so a thread on a core that something else uses stalls all of them."""
+        want = self.budget.threads()
+        self.thread_use[want] = self.thread_use.get(want, 0) + 1
         if want != self._threads_now:
             self._lib.llama_set_n_threads(self._llama._ctx.ctx, want, want)
             self._threads_now = want

@@ -13,6 +13,7 @@ from inference.errors import GenerationError, ModelUnavailable
 from inference.llama_backend import LlamaGenerator, LlamaSettings
 from inference.registry import ResolvedModel, resolve_model
 from inference.structured import complete_structured, object_with_array
+from inference.threads import CpuSample, ThreadBudget
 from tests.fakes import StopAfter
 
 pytestmark = pytest.mark.model
@@ -169,7 +170,11 @@ def test_generation_drops_to_one_thread_while_the_embedder_is_busy(
     generator: LlamaGenerator,
 ) -> None:
     busy = threading.Event()
-    generator.contention = busy.is_set
+    fixed = generator.budget
+    quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)  # nothing else on the machine
+    generator.budget = ThreadBudget(
+        own_busy=lambda: int(busy.is_set()), cores=2, sample=lambda: quiet
+    )
     try:
         generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
         assert generator._threads_now == 2
@@ -179,5 +184,14 @@ def test_generation_drops_to_one_thread_while_the_embedder_is_busy(
         busy.clear()
         generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
         assert generator._threads_now == 2
+        assert set(generator.thread_use) == {1, 2}
     finally:
-        generator.contention = None
+        generator.budget = fixed
+
+
+def test_a_thread_count_in_the_settings_is_kept_whatever_the_load(
+    generator: LlamaGenerator,
+) -> None:
+    assert generator.budget.fixed == 2
+    generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
+    assert generator._threads_now == 2

@@ -198,9 +198,10 @@ class GuardService:
 
     def _judge(self) -> Judge | None:
         try:
-            return self.ctx.runtime.judge
+            self.ctx.runtime.judge  # noqa: B018 - raises while it is not loaded
         except AntinomyError:
             return None
+        return self.ctx.runtime.direct_judge()
 
     def routes(self) -> dict[str, JsonHandler]:
         return {"/v1/guard/check": self.check}
