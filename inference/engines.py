@@ -43,6 +43,10 @@ class RuntimeSettings:
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     verify_hashes: bool = True
+    #: The guard embeds its decisions and each change with a real-int8 copy of the
+    #: embedder (both sides the same precision; 2–3× faster per text), while the note
+    #: index and search keep fp32 — README "Speed under load" has the measurements.
+    guard_int8: bool = True
 
 
 DEFAULTS = RuntimeSettings()

@@ -16,11 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.embedder import Embedder, Vectors
+from inference.embedder import Embedder, OnnxEmbedder, Vectors
 from inference.engines import RuntimeSettings, open_embedder, open_generator, open_judge
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
@@ -100,6 +100,9 @@ class Runtime:
         self._generator: Generator | None = None
         self._embedder: Embedder | None = None
         self._judge: Judge | None = None
+        self._guard_embedder: Embedder | None = None
+        #: Why the guard fell back to the fp32 embedder, if it did.
+        self.guard_embedder_note: str | None = None
         self.reports: dict[EngineName, EngineReport] = {
             name: EngineReport(name) for name in ENGINES
         }
@@ -353,11 +356,38 @@ class Runtime:
             lambda: generator.complete(messages, schema=schema, settings=settings, stop=either)
         )
 
-    def submit_embed(self, texts: Sequence[str], *, urgent: bool = False) -> Future[Vectors]:
+    def submit_embed(
+        self, texts: Sequence[str], *, urgent: bool = False, embedder: Embedder | None = None
+    ) -> Future[Vectors]:
         """Embed on the embedder's worker; ``urgent`` (a guard check, a query: a few short
-        texts) on its second lane, so it never waits behind a bulk batch."""
-        embedder = self.embedder
-        return self._on_embedder(embedder.embed, list(texts), urgent=urgent)
+        texts) on its second lane, so it never waits behind a bulk batch. ``embedder``:
+        another precision of the same engine (:meth:`guard_embedder`)."""
+        engine = embedder or self.embedder
+        return self._on_embedder(engine.embed, list(texts), urgent=urgent)
+
+    def guard_embedder(self) -> Embedder:
+        """The embedder the guard uses for both its decisions and each change: a real-int8
+        copy of the embedder when :attr:`RuntimeSettings.guard_int8` (prepared once and
+        cached on disk, inference/int8.py), else the embedder itself. Blocking the first
+        time (loading, or ~5 s preparing the copy): call it from a worker thread."""
+        main = self.embedder
+        with self._lock:
+            if self._guard_embedder is not None:
+                return self._guard_embedder
+        chosen = main
+        settings = self.settings.embedder
+        if self.settings.guard_int8 and not settings.int8 and isinstance(main, OnnxEmbedder):
+            try:
+                chosen = self._on_embedder(
+                    lambda: OnnxEmbedder(main.model, replace(settings, int8=True))
+                ).result()
+            except AntinomyError as exc:
+                self.guard_embedder_note = f"the guard uses the fp32 embedder: {exc}"
+                log.warning("%s", self.guard_embedder_note)
+        with self._lock:
+            if self._guard_embedder is None:
+                self._guard_embedder = chosen
+            return self._guard_embedder
 
     def submit_judge(self, pairs: Sequence[tuple[str, str]]) -> Future[Scores]:
         judge = self.judge
@@ -405,8 +435,11 @@ class Runtime:
             if engine is not None:
                 pool.submit(engine.close)
             pool.shutdown(wait=True)
+        if self._guard_embedder is not None and self._guard_embedder is not self._embedder:
+            self._guard_embedder.close()
         self._generator = None
         self._embedder = None
+        self._guard_embedder = None
         self._judge = None
         self._ready.set()
         self._notify()

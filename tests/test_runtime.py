@@ -326,3 +326,10 @@ def test_engines_warming_up_count_as_working() -> None:
     assert seen and seen[0] >= 1  # the embedder (and the judge) were still loading
     assert rt.engines_working() == 0
     rt.close()
+
+
+def test_a_non_onnx_embedder_is_the_guards_own() -> None:
+    rt = _runtime(["x", "{}"])
+    rt.wait_ready(timeout=10)
+    assert rt.guard_embedder() is rt.embedder and rt.guard_embedder_note is None
+    rt.close()
