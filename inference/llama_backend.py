@@ -36,6 +36,8 @@ from inference.base import (
     StopFlag,
 )
 from inference.errors import GenerationError, ModelUnavailable
+from inference.kv_prefix import MIN_TOKENS as MIN_PREFIX_TOKENS
+from inference.kv_prefix import PrefixStates, common_prefix
 from inference.registry import ResolvedModel
 from inference.threads import ThreadBudget, passive_openmp
 
@@ -135,6 +137,10 @@ class LlamaGenerator(Generator):
         self.grammar_stats = [0, 0, 0]
         #: Thread counts used so far (count of prompt batches and tokens per value).
         self.thread_use: dict[int, int] = {}
+        #: KV states of system messages already decoded (inference/kv_prefix.py).
+        self.prefixes = PrefixStates()
+        #: Prompt tokens the last request did not decode (live cache or saved prefix).
+        self.last_reused = 0
 
     # ------------------------------------------------------------------ prompt
 
@@ -267,27 +273,70 @@ class LlamaGenerator(Generator):
             self._lib.llama_set_n_threads(self._llama._ctx.ctx, want, want)
             self._threads_now = want
 
-    def _eval_prompt(self, tokens: list[int], stop: StopFlag | None) -> bool:
-        """Decode the prompt, reusing the cached prefix. False if Stop came first."""
+    def _stable_prefix(self, messages: Sequence[Message], tokens: list[int]) -> int:
+        """How many leading tokens of the prompt are its system message (0: none, or too
+        short to be worth saving): the part the next requests of a run share."""
+        if len(messages) < 2 or messages[0].role != "system":
+            return 0
+        head = self.tokenize(self.format_prompt(messages[:1]))
+        n = common_prefix(head, tokens)
+        return n if n >= MIN_PREFIX_TOKENS else 0
+
+    def _save_prefix(self, n: int) -> None:
+        """Keep the KV state of sequence 0 (exactly ``n`` tokens decoded) for later."""
+        lib, ctx = self._lib, self._llama._ctx.ctx
+        size = lib.llama_state_seq_get_size(ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        written = lib.llama_state_seq_get_data(ctx, buf, size, 0)
+        if 0 < written <= size:
+            self.prefixes.add(self._llama.input_ids[:n].tolist(), bytes(buf)[:written])
+
+    def _restore_prefix(self, tokens: list[int], state: bytes) -> bool:
         llama = self._llama
-        cached = llama.n_tokens
-        prefix = 0
-        for a, b in zip(llama.input_ids[:cached], tokens, strict=False):
-            if a != b:
-                break
-            prefix += 1
+        llama.reset()  # type: ignore[no-untyped-call]
+        llama._ctx.kv_cache_seq_rm(-1, -1, -1)
+        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if not self._lib.llama_state_seq_set_data(llama._ctx.ctx, buf, len(state), 0):
+            llama._ctx.kv_cache_seq_rm(-1, -1, -1)
+            return False
+        n = len(tokens)
+        llama.input_ids[:n] = tokens
+        llama.n_tokens = n
+        self.prefixes.stats.restored += 1
+        return True
+
+    def _eval_prompt(self, tokens: list[int], stop: StopFlag | None, stable: int = 0) -> bool:
+        """Decode the prompt, reusing the live cache's common prefix or a saved prefix
+        state (inference/kv_prefix.py); ``stable`` leading tokens are saved for the next
+        requests when they are not yet. False if Stop came first."""
+        llama = self._llama
+        prefix = common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
         prefix = min(prefix, len(tokens) - 1)  # at least one token to get fresh logits
-        if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
+        saved = self.prefixes.best(tokens, longer_than=prefix)
+        if saved is not None and self._restore_prefix(tokens[: saved[0]], saved[1]):
+            prefix = saved[0]
+        elif prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
             llama.n_tokens = prefix
         else:
             llama.reset()  # type: ignore[no-untyped-call]
+            llama._ctx.kv_cache_seq_rm(-1, -1, -1)
             prefix = 0
+        self.prefixes.stats.tokens_reused += prefix
+        self.last_reused = prefix
+        save_at = stable if stable > prefix and not self.prefixes.has(tokens[:stable]) else 0
         step = self.settings.n_batch
-        for start in range(prefix, len(tokens), step):
+        start = prefix
+        while start < len(tokens):
             if stop is not None and stop.is_set():
                 return False
+            end = min(len(tokens), start + step)
+            if start < save_at < end:
+                end = save_at  # stop at the prefix's end to save its state
             self._fit_threads()
-            llama.eval(tokens[start : start + step])
+            llama.eval(tokens[start:end])
+            if end == save_at:
+                self._save_prefix(save_at)
+            start = end
         return True
 
     def complete(
@@ -323,7 +372,7 @@ class LlamaGenerator(Generator):
         out: list[int] = []
         finish: FinishReason = "length"
         try:
-            if not self._eval_prompt(tokens, stop):
+            if not self._eval_prompt(tokens, stop, self._stable_prefix(messages, tokens)):
                 return self._completion(tokens, out, start, start, "stopped")
             prompt_done = time.perf_counter()
             for _ in range(max_new):

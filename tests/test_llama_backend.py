@@ -195,3 +195,32 @@ def test_a_thread_count_in_the_settings_is_kept_whatever_the_load(
     assert generator.budget.fixed == 2
     generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
     assert generator._threads_now == 2
+
+
+def test_a_system_message_is_decoded_once_and_restored_after_other_work(
+    generator: LlamaGenerator,
+) -> None:
+    """A run's requests share their system message: after an unrelated request wiped the
+    live cache, its saved KV state is restored, and the answer is what a fresh
+    decode gives."""
+    from desktop.resources import resources_dir
+
+    system = (resources_dir() / "prompts" / "hunter-system.txt").read_text(encoding="utf-8")
+    greedy = GenerationSettings(max_tokens=8, temperature=0.0)
+
+    def ask(n: int) -> str:
+        messages = [Message("system", system), Message("user", f"NOTE: a{n}\nShip on day {n}.")]
+        return generator.complete(messages, settings=greedy).text
+
+    generator.prefixes.clear()
+    ask(1)
+    assert len(generator.prefixes) == 1 and generator.last_reused < 10
+    generator.complete([Message("user", "Something else " * 30)], settings=greedy)
+    restored = generator.prefixes.stats.restored
+    second = ask(2)
+    assert generator.prefixes.stats.restored == restored + 1
+    assert generator.last_reused >= 200  # the hunter's system prompt is ~260 tokens
+    # Same answer as with nothing saved.
+    generator.prefixes.clear()
+    generator.complete([Message("user", "Something else " * 30)], settings=greedy)
+    assert ask(2) == second and generator.last_reused < 10
