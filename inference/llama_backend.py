@@ -264,14 +264,21 @@ class LlamaGenerator(Generator):
 
     # ------------------------------------------------------------------ Generator
 
-    def _fit_threads(self) -> None:
-        """One thread per free core (inference/threads.py): llama.cpp's workers wait for
-        each other, so a thread on a core that something else uses stalls all of them."""
-        want = self.budget.threads()
+    def _fit_threads(self, kind: str) -> int:
+        """Set the thread count for the next step (inference/threads.py): from the free
+        cores at first, then from the rates each count actually got."""
+        want = self.budget.threads(kind)
         self.thread_use[want] = self.thread_use.get(want, 0) + 1
         if want != self._threads_now:
             self._lib.llama_set_n_threads(self._llama._ctx.ctx, want, want)
             self._threads_now = want
+        return want
+
+    def _timed_eval(self, kind: str, tokens: list[int]) -> None:
+        threads = self._fit_threads(kind)
+        t0 = time.perf_counter()
+        self._llama.eval(tokens)
+        self.budget.record(kind, threads, len(tokens), time.perf_counter() - t0)
 
     def _stable_prefix(self, messages: Sequence[Message], tokens: list[int]) -> int:
         """How many leading tokens of the prompt are its system message (0: none, or too
@@ -332,8 +339,7 @@ class LlamaGenerator(Generator):
             end = min(len(tokens), start + step)
             if start < save_at < end:
                 end = save_at  # stop at the prefix's end to save its state
-            self._fit_threads()
-            llama.eval(tokens[start:end])
+            self._timed_eval("prompt", tokens[start:end])
             if end == save_at:
                 self._save_prefix(save_at)
             start = end
@@ -392,8 +398,7 @@ class LlamaGenerator(Generator):
                     finish = "stop"
                     break
                 out.append(token)
-                self._fit_threads()
-                llama.eval([token])
+                self._timed_eval("token", [token])
         except RuntimeError as exc:  # llama_decode failures
             raise GenerationError(f"llama.cpp failed while generating: {exc}") from exc
         finally:

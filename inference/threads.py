@@ -16,6 +16,15 @@ rules follow:
   last fraction of a second (``/proc/stat`` minus our own CPU time), minus our own
   other engines that are working (the embedder, the judge, each on one thread).
 
+* **Measured, not guessed.** The free-core count is only the starting point. With
+  passive waiting, a thread sharing its core no longer stalls the others for long,
+  and on a machine oversubscribed by other processes each thread is also a share
+  of the CPU: measured here at load 6 on 2 cores, 2 threads gave 22–34 tok/s with
+  our embedder busy where 1 thread gave 11–13. So the budget times what the
+  generator actually gets (tokens per second, per thread count, separately for
+  prompt batches and for generated tokens) and uses the faster count, trying the
+  other one for a few steps now and then, so it follows the machine as it changes.
+
 A thread count set in the settings (``performance.llm_threads``) is used as given.
 """
 
@@ -33,6 +42,11 @@ _MIN_WINDOW = 0.05
 _REUSE_SECONDS = 0.25
 #: A core counts as busy elsewhere when other processes used this much of it.
 _BUSY_FRACTION = 0.5
+#: Every this many steps the other thread counts are tried for PROBE_STEPS steps.
+PROBE_EVERY = 32
+PROBE_STEPS = 4
+#: Weight of the newest rate in a thread count's running average.
+_SMOOTHING = 0.25
 
 
 def passive_openmp() -> None:
@@ -120,7 +134,8 @@ class ThreadChoice:
 
 
 class ThreadBudget:
-    """Answers "how many threads now?" for one generator. Any thread may call it.
+    """Answers "how many threads now?" for one generator, and learns from
+    :meth:`record` which count runs faster. Any thread may call it.
 
     ``own_busy`` returns how many of our other engines are working right now (the
     runtime counts its embedder and judge jobs, and engines still warming up).
@@ -145,8 +160,10 @@ class ThreadBudget:
         self._last: CpuSample | None = sample() if fixed <= 0 else None
         self._elsewhere = 0.0
         self._measured_at = float("-inf")
-        #: The last answer, for diagnostics and benchmarks.
+        #: The last free-core estimate, for diagnostics and benchmarks.
         self.last: ThreadChoice | None = None
+        self._rates: dict[str, dict[int, float]] = {}
+        self._steps: dict[str, int] = {}
 
     def _measure(self) -> float:
         now = time.monotonic()
@@ -172,10 +189,8 @@ class ThreadBudget:
         self._measured_at = float("-inf")
         self._measure()
 
-    def threads(self) -> int:
-        if self.fixed > 0:
-            self.last = ThreadChoice(self.fixed, self.cores, 0.0, 0, True)
-            return self.fixed
+    def free_cores(self) -> int:
+        """Threads for the cores nobody else uses now (the starting point)."""
         elsewhere = self._measure()
         own = self.own_busy()
         n = choose_threads(
@@ -183,3 +198,39 @@ class ThreadBudget:
         )
         self.last = ThreadChoice(n, self.cores, elsewhere, own, False)
         return n
+
+    def threads(self, kind: str = "token") -> int:
+        """Threads for the next step of ``kind`` ("prompt" batch or generated "token")."""
+        if self.fixed > 0:
+            self.last = ThreadChoice(self.fixed, self.cores, 0.0, 0, True)
+            return self.fixed
+        with self._lock:
+            rates = self._rates.setdefault(kind, {})
+            step = self._steps.get(kind, 0)
+            self._steps[kind] = step + 1
+        if not rates:
+            return self.free_cores()  # nothing measured yet: start from the free cores
+        candidates = list(range(1, min(self.limit, self.cores) + 1))
+        untried = [n for n in candidates if n not in rates]
+        if untried:
+            return untried[0]  # every count gets measured once, early
+        best = max(rates, key=rates.__getitem__)
+        others = [n for n in candidates if n != best]
+        if others and step % PROBE_EVERY >= PROBE_EVERY - PROBE_STEPS:
+            return others[(step // PROBE_EVERY) % len(others)]
+        return best
+
+    def record(self, kind: str, threads: int, steps: int, seconds: float) -> None:
+        """``steps`` tokens of ``kind`` took ``seconds`` on ``threads`` threads."""
+        if self.fixed > 0 or seconds <= 0 or steps <= 0:
+            return
+        rate = steps / seconds
+        with self._lock:
+            rates = self._rates.setdefault(kind, {})
+            old = rates.get(threads)
+            rates[threads] = rate if old is None else old + _SMOOTHING * (rate - old)
+
+    def rates(self) -> dict[str, dict[int, float]]:
+        """Tokens per second per thread count, by kind (benchmarks, diagnostics)."""
+        with self._lock:
+            return {k: dict(v) for k, v in self._rates.items()}

@@ -166,24 +166,25 @@ def test_a_gguf_header_with_garbage_is_refused(tmp_path: Path) -> None:
     assert "choose another GGUF model" in str(info.value)
 
 
-def test_generation_drops_to_one_thread_while_the_embedder_is_busy(
+def test_generation_starts_from_the_free_cores_and_measures_both_counts(
     generator: LlamaGenerator,
 ) -> None:
     busy = threading.Event()
     fixed = generator.budget
     quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)  # nothing else on the machine
-    generator.budget = ThreadBudget(
-        own_busy=lambda: int(busy.is_set()), cores=2, sample=lambda: quiet
-    )
+    budget = ThreadBudget(own_busy=lambda: int(busy.is_set()), cores=2, sample=lambda: quiet)
+    generator.budget = budget
     try:
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 2
-        busy.set()
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 1
+        busy.set()  # our embedder is running: the first step takes the one free core
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=1))
+        assert generator.thread_use.get(1)
         busy.clear()
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 2
+        generator.complete(
+            [Message("user", "Tell me a story")],
+            settings=GenerationSettings(max_tokens=12, temperature=0.0),
+        )
+        rates = budget.rates()
+        assert set(rates["token"]) == {1, 2} and all(r > 0 for r in rates["token"].values())
         assert set(generator.thread_use) == {1, 2}
     finally:
         generator.budget = fixed

@@ -7,6 +7,8 @@ import os
 import pytest
 
 from inference.threads import (
+    PROBE_EVERY,
+    PROBE_STEPS,
     CpuSample,
     ThreadBudget,
     busy_elsewhere,
@@ -80,6 +82,31 @@ def test_budget_follows_the_machine_and_our_engines(monkeypatch: pytest.MonkeyPa
     assert budget.threads() == 1
 
 
+def test_the_budget_settles_on_the_faster_count_and_keeps_checking() -> None:
+    quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)
+    budget = ThreadBudget(cores=2, own_busy=lambda: 1, sample=lambda: quiet)
+    speed = {1: 30.0, 2: 60.0}  # tokens/s each count gets on this machine
+
+    def run(steps: int) -> list[int]:
+        used = []
+        for _ in range(steps):
+            n = budget.threads("token")
+            budget.record("token", n, 1, 1.0 / speed[n])
+            used.append(n)
+        return used
+
+    first = run(2)
+    assert first == [1, 2]  # the free cores first (our embedder is busy), then the other
+    used = run(64)
+    assert used.count(2) > 50 and 1 in used  # the faster count, the other probed now and then
+    speed.update({1: 80.0, 2: 20.0})  # the machine changed: something spins on a core
+    run(96)
+    assert run(PROBE_EVERY).count(1) == PROBE_EVERY - PROBE_STEPS  # one probe window a cycle
+    assert budget.rates()["token"][1] > budget.rates()["token"][2]
+    # Prompt batches learn on their own.
+    assert budget.threads("prompt") in (1, 2) and not budget.rates()["prompt"]
+
+
 def test_a_thread_count_from_the_settings_is_used_as_given() -> None:
     def never() -> CpuSample:
         raise AssertionError("a fixed count must not measure the machine")
@@ -87,6 +114,8 @@ def test_a_thread_count_from_the_settings_is_used_as_given() -> None:
     budget = ThreadBudget(fixed=3, own_busy=lambda: 2, cores=2, sample=never)
     budget.prime()
     assert budget.threads() == 3
+    budget.record("token", 3, 10, 1.0)
+    assert budget.threads() == 3 and budget.rates() == {}
     assert budget.last is not None and budget.last.fixed
 
 
