@@ -22,8 +22,8 @@ refitted when the collection doubles), the query is scored against that smaller
 matrix (4× less memory to read), and only the :data:`SHORTLIST` best are scored
 exactly. Embedding spaces are far from isotropic, so the true top ten almost
 always sit in the shortlist: on 100k vectors made from real sentence embeddings,
-recall@10 0.999 at p50 13.5 / p99 25 ms against exact 40 / 63 ms, load 5.7 on 2
-cores (tests/perf/bench_search.py). Below the size, and for filtered queries, the
+recall@10 0.999–1.0 at p50 6–14 / p99 16–25 ms against exact 40–41 / 63–71 ms, load
+5.7–8 on 2 cores (tests/perf/bench_search.py). Below the size, and for filtered queries, the
 search is exact. An HNSW graph (usearch) was measured too: 165–372 s to build
 100k vectors on one busy core, for recall@10 0.25–0.62 on random-like vectors —
 not worth a dependency here.
