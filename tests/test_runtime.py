@@ -254,16 +254,19 @@ def test_the_urgent_lane_counts_as_embedder_work() -> None:
 
 def test_urgent_embeddings_do_not_wait_behind_a_bulk_batch() -> None:
     release = threading.Event()
+    entered = threading.Event()
 
     class Bulky(FakeEmbedder):
         def embed(self, texts):  # type: ignore[no-untyped-def]
             if len(texts) > 1:
+                entered.set()
                 release.wait(5)
             return super().embed(texts)
 
     rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=Bulky)
     rt.wait_ready(timeout=10)
     bulk = rt.submit_embed(["note"] * 64)
+    assert entered.wait(5)  # the bulk batch holds the embedder's worker
     urgent = rt.submit_embed(["check"], urgent=True)
     assert urgent.result(timeout=5).shape == (1, 4)
     assert not bulk.done() and rt.engines_working() == 1
