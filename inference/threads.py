@@ -1,6 +1,6 @@
 """How many threads llama.cpp may use, chosen from what the machine has free right now.
 
-Measured on a 2-core machine with one core busy elsewhere (MEASURED.md): llama.cpp's
+Measured on a 2-core machine with one core busy elsewhere: llama.cpp's
 OpenMP workers spin-wait for each other, so two threads sharing a core with another
 busy process collapse — cold start to the engines warm 11.5–27.8 s on 2 threads
 against 2.0–2.2 s on 1, generation 96 → 11 tok/s while our own embedder ran. Two
