@@ -16,12 +16,18 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.embedder import Embedder, OnnxEmbedder, Vectors
-from inference.engines import RuntimeSettings, open_embedder, open_generator, open_judge
+from inference.embedder import Embedder, Vectors
+from inference.engines import (
+    RuntimeSettings,
+    open_embedder,
+    open_generator,
+    open_int8_embedder,
+    open_judge,
+)
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
 from inference.http_embedder import OpenAIHttpEmbedder
@@ -375,12 +381,10 @@ class Runtime:
             if self._guard_embedder is not None:
                 return self._guard_embedder
         chosen = main
-        settings = self.settings.embedder
-        if self.settings.guard_int8 and not settings.int8 and isinstance(main, OnnxEmbedder):
+        if self.settings.guard_int8:
             try:
-                chosen = self._on_embedder(
-                    lambda: OnnxEmbedder(main.model, replace(settings, int8=True))
-                ).result()
+                copy = self._on_embedder(open_int8_embedder, self.settings, main).result()
+                chosen = copy or main
             except AntinomyError as exc:
                 self.guard_embedder_note = f"the guard uses the fp32 embedder: {exc}"
                 log.warning("%s", self.guard_embedder_note)
