@@ -70,8 +70,10 @@ class EmbedderSettings:
     #: a batch would share one activation scale, so a text's vector would depend
     #: on its neighbours. Measured (tests/perf/bench_embedder.py): cosine to the
     #: shipped vectors mean 0.994 / min 0.990; 1.2–1.9× faster per text at the
-    #: same batch size. Off by default: it needs the `onnx` package and ~5 s of
-    #: preparation on first use; ``max_batch`` is then ignored.
+    #: same batch size. Off for notes and search (written queries lost 1.7 points of
+    #: nDCG@10 on the sample vault, tests/perf/bench_retrieval.py); the guard runs its
+    #: own int8 copy (RuntimeSettings.guard_int8). ~5 s of preparation on first use,
+    #: then cached; ``max_batch`` is then ignored.
     int8: bool = False
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
@@ -43,6 +43,10 @@ class RuntimeSettings:
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     verify_hashes: bool = True
+    #: The guard embeds its decisions and each change with a real-int8 copy of the
+    #: embedder (both sides the same precision; 2–3× faster per text), while the note
+    #: index and search keep fp32 — README "Speed under load" has the measurements.
+    guard_int8: bool = True
 
 
 DEFAULTS = RuntimeSettings()
@@ -87,6 +91,17 @@ def open_embedder(
     if on_model is not None:
         on_model(model)
     return OnnxEmbedder(model, settings.embedder)
+
+
+def open_int8_embedder(settings: RuntimeSettings, embedder: Embedder) -> Embedder | None:
+    """The real-int8 copy of ``embedder`` for the guard (inference/int8.py), or None when
+    ``embedder`` is not an ONNX one of ours or already int8. Blocking: ~5 s to prepare
+    the copy the first time, then it is cached on disk."""
+    from inference.embedder import OnnxEmbedder
+
+    if not isinstance(embedder, OnnxEmbedder) or settings.embedder.int8:
+        return None
+    return OnnxEmbedder(embedder.model, replace(settings.embedder, int8=True))
 
 
 def open_judge(settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None) -> Judge:

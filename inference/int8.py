@@ -3,8 +3,10 @@
 The shipped all-MiniLM-L6-v2 file stores int8 weights but turns them back
 into fp32 (Cast, Mul) when it loads, so it runs fp32 arithmetic. Dynamic
 quantisation (``MatMulInteger`` fed by ``DynamicQuantizeLinear``) does the
-matrix products in integers — faster, but it moves vectors a little, so the
-embedder only uses this copy when asked (``EmbedderSettings.int8``).
+matrix products in integers — faster, but it moves vectors a little, so only
+the guard uses this copy by default (``RuntimeSettings.guard_int8``: its decisions
+and each change, both sides the same precision); notes and search stay fp32
+unless ``EmbedderSettings.int8`` asks otherwise.
 
 How the copy is made, and why:
 

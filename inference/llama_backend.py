@@ -19,10 +19,9 @@ from __future__ import annotations
 import ctypes
 import json
 import math
-import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +36,13 @@ from inference.base import (
     StopFlag,
 )
 from inference.errors import GenerationError, ModelUnavailable
+from inference.kv_prefix import MIN_TOKENS as MIN_PREFIX_TOKENS
+from inference.kv_prefix import PrefixStates, common_prefix
 from inference.registry import ResolvedModel
+from inference.threads import ThreadBudget, passive_openmp
+
+# OpenMP reads its wait policy once, when llama.cpp's library loads: before any import.
+passive_openmp()
 
 #: Greedy fallback: how many of the best tokens are tested one by one before the
 #: whole vocabulary is masked.
@@ -54,7 +59,9 @@ class LlamaSettings:
     #: The shipped model was trained for 8192; a classic scan (20 notes × 800
     #: characters) needs ~4.5k tokens with its answer. KV cache at 8192: ~190 MB.
     n_ctx: int = 8192
-    threads: int = max(1, min(4, os.cpu_count() or 1))
+    #: 0 = chosen before each prompt batch and token from the cores free right now
+    #: (inference/threads.py); a positive number is used as given.
+    threads: int = 0
     n_batch: int = 512
     #: Off by default in llama-cpp-python; on: ~10 % faster generation, 10–20 % faster prompts.
     flash_attn: bool = True
@@ -72,7 +79,14 @@ def _token_array_dtype() -> np.dtype[Any]:
 class LlamaGenerator(Generator):
     """Chat completions from a GGUF file run in-process by llama.cpp."""
 
-    def __init__(self, model: ResolvedModel, settings: LlamaSettings | None = None) -> None:
+    def __init__(
+        self,
+        model: ResolvedModel,
+        settings: LlamaSettings | None = None,
+        *,
+        budget: ThreadBudget | None = None,
+    ) -> None:
+        passive_openmp()
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -82,13 +96,17 @@ class LlamaGenerator(Generator):
         self.model_name = model.title
         self.model_id = f"{model.path.name}:{model.sha256[:12]}"
         self.backend_name = "llama.cpp (embedded)"
+        #: How many threads to use, asked before every prompt batch and token.
+        self.budget = budget or ThreadBudget(fixed=self.settings.threads)
+        self.budget.prime()
+        self._threads_now = self.budget.threads()
         try:
             self._llama = llama_cpp.Llama(
                 model_path=str(model.path),
                 n_ctx=self.settings.n_ctx,
                 n_batch=self.settings.n_batch,
-                n_threads=self.settings.threads,
-                n_threads_batch=self.settings.threads,
+                n_threads=self._threads_now,
+                n_threads_batch=self._threads_now,
                 flash_attn=self.settings.flash_attn,
                 seed=self.settings.seed,
                 verbose=False,
@@ -117,13 +135,12 @@ class LlamaGenerator(Generator):
         #: Grammar checks, for benchmarks: [first choice allowed, found in the top
         #: candidates, full-vocabulary mask needed].
         self.grammar_stats = [0, 0, 0]
-        #: Returns True while other work competes for the cores (the runtime sets it
-        #: to "the embedder is busy"). llama.cpp's worker threads spin-wait for each
-        #: other: measured here, 2 threads with the embedder busy on the other core fell
-        #: from 19.6 to 2.1 tok/s, while 1 thread kept 29 of 38. So generation drops to
-        #: one thread while it returns True, checked before every token.
-        self.contention: Callable[[], bool] | None = None
-        self._threads_now = self.settings.threads
+        #: Thread counts used so far (count of prompt batches and tokens per value).
+        self.thread_use: dict[int, int] = {}
+        #: KV states of system messages already decoded (inference/kv_prefix.py).
+        self.prefixes = PrefixStates()
+        #: Prompt tokens the last request did not decode (live cache or saved prefix).
+        self.last_reused = 0
 
     # ------------------------------------------------------------------ prompt
 
@@ -247,35 +264,85 @@ class LlamaGenerator(Generator):
 
     # ------------------------------------------------------------------ Generator
 
-    def _fit_threads(self) -> None:
-        want = self.settings.threads
-        if want > 1 and self.contention is not None and self.contention():
-            want = 1
+    def _fit_threads(self, kind: str) -> int:
+        """Set the thread count for the next step (inference/threads.py): from the free
+        cores at first, then from the rates each count actually got."""
+        want = self.budget.threads(kind)
+        self.thread_use[want] = self.thread_use.get(want, 0) + 1
         if want != self._threads_now:
             self._lib.llama_set_n_threads(self._llama._ctx.ctx, want, want)
             self._threads_now = want
+        return want
 
-    def _eval_prompt(self, tokens: list[int], stop: StopFlag | None) -> bool:
-        """Decode the prompt, reusing the cached prefix. False if Stop came first."""
+    def _timed_eval(self, kind: str, tokens: list[int]) -> None:
+        threads = self._fit_threads(kind)
+        t0 = time.perf_counter()
+        self._llama.eval(tokens)
+        self.budget.record(kind, threads, len(tokens), time.perf_counter() - t0)
+
+    def _stable_prefix(self, messages: Sequence[Message], tokens: list[int]) -> int:
+        """How many leading tokens of the prompt are its system message (0: none, or too
+        short to be worth saving): the part the next requests of a run share."""
+        if len(messages) < 2 or messages[0].role != "system":
+            return 0
+        head = self.tokenize(self.format_prompt(messages[:1]))
+        n = common_prefix(head, tokens)
+        return n if n >= MIN_PREFIX_TOKENS else 0
+
+    def _save_prefix(self, n: int) -> None:
+        """Keep the KV state of sequence 0 (exactly ``n`` tokens decoded) for later."""
+        lib, ctx = self._lib, self._llama._ctx.ctx
+        size = lib.llama_state_seq_get_size(ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        written = lib.llama_state_seq_get_data(ctx, buf, size, 0)
+        if 0 < written <= size:
+            self.prefixes.add(self._llama.input_ids[:n].tolist(), bytes(buf)[:written])
+
+    def _restore_prefix(self, tokens: list[int], state: bytes) -> bool:
         llama = self._llama
-        cached = llama.n_tokens
-        prefix = 0
-        for a, b in zip(llama.input_ids[:cached], tokens, strict=False):
-            if a != b:
-                break
-            prefix += 1
+        llama.reset()  # type: ignore[no-untyped-call]
+        llama._ctx.kv_cache_seq_rm(-1, -1, -1)
+        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if not self._lib.llama_state_seq_set_data(llama._ctx.ctx, buf, len(state), 0):
+            llama._ctx.kv_cache_seq_rm(-1, -1, -1)
+            return False
+        n = len(tokens)
+        llama.input_ids[:n] = tokens
+        llama.n_tokens = n
+        self.prefixes.stats.restored += 1
+        return True
+
+    def _eval_prompt(self, tokens: list[int], stop: StopFlag | None, stable: int = 0) -> bool:
+        """Decode the prompt, reusing the live cache's common prefix or a saved prefix
+        state (inference/kv_prefix.py); ``stable`` leading tokens are saved for the next
+        requests when they are not yet. False if Stop came first."""
+        llama = self._llama
+        prefix = common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
         prefix = min(prefix, len(tokens) - 1)  # at least one token to get fresh logits
-        if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
+        saved = self.prefixes.best(tokens, longer_than=prefix)
+        if saved is not None and self._restore_prefix(tokens[: saved[0]], saved[1]):
+            prefix = saved[0]
+        elif prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
             llama.n_tokens = prefix
         else:
             llama.reset()  # type: ignore[no-untyped-call]
+            llama._ctx.kv_cache_seq_rm(-1, -1, -1)
             prefix = 0
+        self.prefixes.stats.tokens_reused += prefix
+        self.last_reused = prefix
+        save_at = stable if stable > prefix and not self.prefixes.has(tokens[:stable]) else 0
         step = self.settings.n_batch
-        for start in range(prefix, len(tokens), step):
+        start = prefix
+        while start < len(tokens):
             if stop is not None and stop.is_set():
                 return False
-            self._fit_threads()
-            llama.eval(tokens[start : start + step])
+            end = min(len(tokens), start + step)
+            if start < save_at < end:
+                end = save_at  # stop at the prefix's end to save its state
+            self._timed_eval("prompt", tokens[start:end])
+            if end == save_at:
+                self._save_prefix(save_at)
+            start = end
         return True
 
     def complete(
@@ -311,7 +378,7 @@ class LlamaGenerator(Generator):
         out: list[int] = []
         finish: FinishReason = "length"
         try:
-            if not self._eval_prompt(tokens, stop):
+            if not self._eval_prompt(tokens, stop, self._stable_prefix(messages, tokens)):
                 return self._completion(tokens, out, start, start, "stopped")
             prompt_done = time.perf_counter()
             for _ in range(max_new):
@@ -331,8 +398,7 @@ class LlamaGenerator(Generator):
                     finish = "stop"
                     break
                 out.append(token)
-                self._fit_threads()
-                llama.eval([token])
+                self._timed_eval("token", [token])
         except RuntimeError as exc:  # llama_decode failures
             raise GenerationError(f"llama.cpp failed while generating: {exc}") from exc
         finally:

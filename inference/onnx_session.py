@@ -11,8 +11,9 @@ from inference.errors import ModelUnavailable
 def cpu_session(path: Path, *, threads: int, what: str) -> Any:
     """An ``onnxruntime.InferenceSession`` on ``threads`` intra-op threads.
 
-    The memory arena is off: ONNX Runtime otherwise keeps its peak (215 MiB → 3.1 GiB
-    after one batch of long texts) for good. ``what`` ends the error message: the fix.
+    Workers never spin-wait. The memory arena is off: ONNX Runtime otherwise keeps its
+    peak (215 MiB → 3.1 GiB after one batch of long texts) for good. ``what`` ends the
+    error message: the fix.
     """
     import onnxruntime as ort
 
@@ -21,6 +22,9 @@ def cpu_session(path: Path, *, threads: int, what: str) -> Any:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.enable_cpu_mem_arena = False
+    # Idle intra-op workers sleep instead of spinning: a spinning worker takes a core
+    # from llama.cpp, whose own threads then stall (inference/threads.py).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     try:
         return ort.InferenceSession(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -22,13 +21,20 @@ from typing import Any, Literal
 
 from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
 from inference.embedder import Embedder, Vectors
-from inference.engines import RuntimeSettings, open_embedder, open_generator, open_judge
+from inference.engines import (
+    RuntimeSettings,
+    open_embedder,
+    open_generator,
+    open_int8_embedder,
+    open_judge,
+)
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
 from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores
 from inference.llama_backend import LlamaGenerator
 from inference.registry import ResolvedModel
+from inference.threads import ThreadBudget
 
 __all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
@@ -91,12 +97,18 @@ class Runtime:
         self._make_judge = make_judge or self._default_judge
         self._llm_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-llm")
         self._embed_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed")
+        #: Interactive embeddings (a guard check, a search query) run here, beside a bulk
+        #: batch on the embedder's own worker: the ONNX session allows two callers.
+        self._urgent_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed-urgent")
         self._judge_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-judge")
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
         self._generator: Generator | None = None
         self._embedder: Embedder | None = None
         self._judge: Judge | None = None
+        self._guard_embedder: Embedder | None = None
+        #: Why the guard fell back to the fp32 embedder, if it did.
+        self.guard_embedder_note: str | None = None
         self.reports: dict[EngineName, EngineReport] = {
             name: EngineReport(name) for name in ENGINES
         }
@@ -109,7 +121,10 @@ class Runtime:
         self._pending = 0
         #: Set by close(): a running generation stops at its next token.
         self._closing = StopFlag()
-        self._embed_jobs = 0  # running or queued on the embedder's executor
+        self._embed_jobs = 0  # running or queued on the embedder's two executors
+        #: Jobs running right now on the embedder and the judge, and engines warming up:
+        #: what the LLM's thread budget leaves their cores to.
+        self._running: dict[EngineName, int] = {"llm": 0, "embedder": 0, "judge": 0}
 
     # ------------------------------------------------------------------ factories
 
@@ -123,8 +138,9 @@ class Runtime:
         s = self.settings
         generator = open_generator(s, on_model=self._seen("llm"))
         if isinstance(generator, LlamaGenerator):
-            if s.llama.threads + s.embedder.threads > (os.cpu_count() or 1):
-                generator.contention = self.embedder_busy
+            # Threads from the free cores, then by measurement; our own embedder and judge
+            # jobs count as taken cores (inference/threads.py).
+            generator.budget = ThreadBudget(fixed=s.llama.threads, own_busy=self.engines_working)
         else:
             self.reports["llm"].description = generator.backend_name
         return generator
@@ -163,6 +179,8 @@ class Runtime:
             self.state = State.LOADING
             self.started_at = time.perf_counter()
             self._pending = len(ENGINES)
+            for name in ENGINES:  # loading and warming keep a core busy too
+                self._running[name] += 1
         self._notify()
         self._llm_pool.submit(self._bring_up, "llm")
         self._embed_pool.submit(self._bring_up, "embedder")
@@ -170,6 +188,13 @@ class Runtime:
 
     def _bring_up(self, name: EngineName) -> None:
         report = self.reports[name]
+        try:
+            self._load(name, report)
+        finally:
+            with self._lock:
+                self._running[name] -= 1
+
+    def _load(self, name: EngineName, report: EngineReport) -> None:
         try:
             t0 = time.perf_counter()
             if name == "llm":
@@ -284,28 +309,43 @@ class Runtime:
     # ------------------------------------------------------------------ work
 
     def embedder_busy(self) -> bool:
-        """True while embedding work is running or queued (any thread may ask)."""
+        """True while embedding work is running or queued, on either lane (any thread)."""
         return self._embed_jobs > 0
 
-    def _on_embedder(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    def engines_working(self) -> int:
+        """How many cores the embedder and the judge use right now (running jobs, and
+        engines still warming up). The LLM's thread budget leaves these alone. Any thread."""
         with self._lock:
-            self._embed_jobs += 1
+            return self._running["embedder"] + self._running["judge"]
+
+    def _counted(self, engine: EngineName, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+        """``fn(*args)`` wrapped so the engine counts as working while it runs."""
 
         def run() -> Any:
+            with self._lock:
+                self._running[engine] += 1
             try:
                 return fn(*args)
             finally:
                 with self._lock:
-                    self._embed_jobs -= 1
+                    self._running[engine] -= 1
+                    if engine == "embedder":
+                        self._embed_jobs -= 1
 
-        return self._embed_pool.submit(run)
+        return run
+
+    def _on_embedder(self, fn: Callable[..., Any], *args: Any, urgent: bool = False) -> Future[Any]:
+        with self._lock:
+            self._embed_jobs += 1
+        pool = self._urgent_pool if urgent else self._embed_pool
+        return pool.submit(self._counted("embedder", fn, *args))
 
     def submit(self, engine: EngineName, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         """Run ``fn(*args)`` on that engine's own worker thread."""
         if engine == "embedder":
             return self._on_embedder(fn, *args)
         if engine == "judge":
-            return self._judge_pool.submit(fn, *args)
+            return self._judge_pool.submit(self._counted("judge", fn, *args))
         return self._llm_pool.submit(fn, *args)
 
     def submit_complete(
@@ -322,13 +362,48 @@ class Runtime:
             lambda: generator.complete(messages, schema=schema, settings=settings, stop=either)
         )
 
-    def submit_embed(self, texts: Sequence[str]) -> Future[Vectors]:
-        embedder = self.embedder
-        return self._on_embedder(embedder.embed, list(texts))
+    def submit_embed(
+        self, texts: Sequence[str], *, urgent: bool = False, embedder: Embedder | None = None
+    ) -> Future[Vectors]:
+        """Embed on the embedder's worker; ``urgent`` (a guard check, a query: a few short
+        texts) on its second lane, so it never waits behind a bulk batch. ``embedder``:
+        another precision of the same engine (:meth:`guard_embedder`)."""
+        engine = embedder or self.embedder
+        return self._on_embedder(engine.embed, list(texts), urgent=urgent)
+
+    def guard_embedder(self) -> Embedder:
+        """The embedder the guard uses for both its decisions and each change: a real-int8
+        copy of the embedder when :attr:`RuntimeSettings.guard_int8` (prepared once and
+        cached on disk, inference/int8.py), else the embedder itself. Blocking the first
+        time (loading, or ~5 s preparing the copy): call it from a worker thread."""
+        main = self.embedder
+        with self._lock:
+            if self._guard_embedder is not None:
+                return self._guard_embedder
+        chosen = main
+        if self.settings.guard_int8:
+            try:
+                copy = self._on_embedder(open_int8_embedder, self.settings, main).result()
+                chosen = copy or main
+            except AntinomyError as exc:
+                self.guard_embedder_note = f"the guard uses the fp32 embedder: {exc}"
+                log.warning("%s", self.guard_embedder_note)
+        with self._lock:
+            if self._guard_embedder is None:
+                self._guard_embedder = chosen
+            return self._guard_embedder
 
     def submit_judge(self, pairs: Sequence[tuple[str, str]]) -> Future[Scores]:
         judge = self.judge
-        return self._judge_pool.submit(judge.score, list(pairs))
+        return self._judge_pool.submit(self._counted("judge", judge.score, list(pairs)))
+
+    def score_now(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        """Judge ``pairs`` on the calling thread, not behind the judge's queue (a guard
+        check must not wait for a scan's batch; the ONNX session allows two callers),
+        counted as judge work all the same. Blocking."""
+        judge = self.judge
+        scores: Scores = self._counted("judge", judge.score, list(pairs))()
+        return scores
 
     async def complete(
         self,
@@ -356,6 +431,7 @@ class Runtime:
         self._closing.set()
         engines: tuple[tuple[ThreadPoolExecutor, Generator | Embedder | Judge | None], ...] = (
             (self._llm_pool, self._generator),
+            (self._urgent_pool, None),
             (self._embed_pool, self._embedder),
             (self._judge_pool, self._judge),
         )
@@ -363,8 +439,11 @@ class Runtime:
             if engine is not None:
                 pool.submit(engine.close)
             pool.shutdown(wait=True)
+        if self._guard_embedder is not None and self._guard_embedder is not self._embedder:
+            self._guard_embedder.close()
         self._generator = None
         self._embedder = None
+        self._guard_embedder = None
         self._judge = None
         self._ready.set()
         self._notify()
@@ -388,6 +467,10 @@ class Runtime:
     def queued_judge(self) -> Judge:
         """A :class:`Judge` whose calls run on the judge's own worker."""
         return _QueuedJudge(self)
+
+    def direct_judge(self) -> Judge:
+        """A :class:`Judge` that scores on the caller's thread (:meth:`score_now`)."""
+        return _QueuedJudge(self, direct=True)
 
 
 class _QueuedGenerator(Generator):
@@ -434,12 +517,15 @@ class _QueuedEmbedder(Embedder):
 
 
 class _QueuedJudge(Judge):
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, *, direct: bool = False) -> None:
         self._runtime = runtime
+        self._direct = direct
         inner = runtime.judge
         self.name = inner.name
         self.model_id = inner.model_id
         self.thresholds = inner.thresholds
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+        if self._direct:
+            return self._runtime.score_now(pairs)
         return self._runtime.submit_judge(pairs).result()

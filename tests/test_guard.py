@@ -302,3 +302,52 @@ def test_the_judge_warns_once_per_session_and_honours_the_vault_threshold(
     assert guard.decide(session_id="u", judge=_ledger_judge(), **args).verdict == "allow"
     with pytest.raises(GuardError, match=r"judge_threshold 1\.5 is out of range"):
         GuardSettings(judge_threshold=1.5).validated()
+
+
+def test_a_changed_decision_is_the_only_note_read_again(
+    vault: Path, index: VaultIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard = make_guard(vault, index)
+    read: list[str] = []
+    original = index.note
+
+    def counting(path: str):  # type: ignore[no-untyped-def]
+        read.append(path)
+        return original(path)
+
+    monkeypatch.setattr(index, "note", counting)
+    guard.refresh()
+    assert read == []  # nothing changed: no note read
+    changed = "Decisions/ADR-0011 Friday release window.md"
+    path = vault / changed
+    path.write_text(path.read_text().replace("every Friday", "every Thursday"))
+    index.update()
+    guard.refresh()
+    assert read == [changed]
+    assert any("every Thursday" in d.text for d in guard.decisions.decisions)
+    # A decision that is superseded leaves; a deleted one is forgotten.
+    read.clear()
+    gone = "Decisions/ADR-0012 Billing ledger in SQLite.md"
+    (vault / gone).unlink()
+    index.update()
+    guard.refresh()
+    assert read == [] and gone not in {d.path for d in guard.decisions.decisions}
+    assert len(guard.decisions.decisions) == 6
+    # Turning principles on reads the principle notes (and only re-reads what it must).
+    save_settings(vault, GuardSettings(enabled=True, include_principles=True))
+    guard.refresh()
+    assert read and all(p.startswith(("Principles/", "Decisions/")) for p in read)
+    assert any(d.kind == "principle" for d in guard.decisions.decisions)
+
+
+def test_incremental_refresh_gives_what_a_fresh_guard_gives(vault: Path, index: VaultIndex) -> None:
+    guard = make_guard(vault, index)
+    for name in ("ADR-0011 Friday release window.md", "ADR-0013 Self-hosted CI runners.md"):
+        path = vault / "Decisions" / name
+        path.write_text(path.read_text().replace("## Decision", "## Decision\n\nRevised today."))
+    index.update()
+    guard.refresh()
+    fresh = make_guard(vault, index)
+    assert guard.decisions.signature == fresh.decisions.signature
+    assert guard.decisions.sentences == fresh.decisions.sentences
+    assert np.allclose(guard.decisions.matrix, fresh.decisions.matrix)

@@ -17,6 +17,7 @@ from desktop.flows.hunter import (
     scan,
     write_debug_note,
 )
+from desktop.flows.hunter.prompt import template
 from desktop.flows.hunter.verify import quote_found
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history
@@ -319,7 +320,12 @@ def test_focus_mode_judges_the_focus_note_against_its_neighbours(index: VaultInd
     assert shown.described_by == "model"
     # The model was asked once, to describe the pair; the judge compared sentences of
     # the focus note with each neighbour's (never retired notes).
-    assert len(gen.calls) == 1 and THURSDAY in gen.calls[0].messages[0].content
+    assert len(gen.calls) == 1 and THURSDAY in gen.calls[0].messages[-1].content
+    # The instructions are a system message of their own, the same for every pair (the
+    # generator keeps its decoded state for the next pair).
+    system = gen.calls[0].messages[0]
+    assert system.role == "system" and system.content == template("hunter-describe-system")
+    assert THURSDAY not in system.content
     assert run.note_pairs_judged == run.notes_examined - 1 >= 2
     assert all("Retired" not in a + b for a, b in judge.calls)
     n = run.note_pairs_judged

@@ -361,3 +361,51 @@ def test_snippets_do_not_highlight_stop_words(tmp_path: Path) -> None:
     assert content_words("the of") == ["the", "of"]
     assert "«the»" in snippets(index, "the of", ["en.md"])["en.md"].casefold()
     index.close()
+
+
+def _clustered(n: int, seed: int) -> np.ndarray:
+    """Unit vectors around a few directions, like embeddings (which are not isotropic)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((12, 64)).astype(np.float32)
+    data = centres[rng.integers(0, 12, n)] + 0.3 * rng.standard_normal((n, 64)).astype(np.float32)
+    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_past_the_size_search_is_approximate_and_finds_the_exact_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from desktop.vault import vectors
+
+    monkeypatch.setattr(vectors, "APPROX_FROM", 500)
+    monkeypatch.setattr(vectors, "REDUCED", 32)
+    monkeypatch.setattr(vectors, "SHORTLIST", 150)
+    data = _clustered(1200, 1)
+    store = VectorStore(64)
+    store.upsert((f"n{i}", data[i]) for i in range(400))
+    assert not store.approximate  # below the size: exact
+    store.upsert((f"n{i}", data[i]) for i in range(400, 1200))
+    assert store.approximate
+    queries = _clustered(40, 2)
+    found = 0
+    for q in queries:
+        exact = [f"n{i}" for i in np.argsort(-(data @ q))[:10]]
+        got = store.nearest(q, 10)
+        assert len(got) == 10 and [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        # Scores are exact cosines, whatever the shortlist.
+        assert all(abs(s - float(data[int(p[1:])] @ q)) < 1e-5 for p, s in got)
+        found += len({p for p, _ in got} & set(exact))
+    assert found / (10 * len(queries)) >= 0.95
+    # Updates and removals reach the reduced matrix too.
+    q = queries[0]
+    store.upsert([("n5", q)])
+    assert store.nearest(q, 1)[0][0] == "n5"
+    store.remove(["n5"])
+    assert all(p != "n5" for p, _ in store.nearest(q, 50))
+    assert all(p != "n7" for p, _ in store.nearest(data[7], 5, exclude=["n7"]))
+    # A filtered query stays exact.
+    only = store.nearest(q, 3, allowed=lambda p: p.endswith("1"))
+    exact_filtered = sorted(
+        (f"n{i}" for i in range(1200) if i != 5 and str(i).endswith("1")),
+        key=lambda p: -float(data[int(p[1:])] @ q),
+    )[:3]
+    assert [p for p, _ in only] == exact_filtered

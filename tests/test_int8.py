@@ -120,3 +120,47 @@ def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
         alone = quantized.embed([sample[i]])[0]
         assert float(alone @ vec[i]) >= 0.999
     assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_guard_gets_the_int8_copy_and_the_index_keeps_fp32(
+    prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inference.runtime import Runtime
+    from tests.fakes import ScriptedGenerator, ScriptedJudge
+
+    home, _ = prepared
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=lambda: OnnxEmbedder(model),
+        make_judge=ScriptedJudge,
+    )
+    rt.wait_ready(timeout=60)
+    guard = rt.guard_embedder()
+    assert rt.guard_embedder() is guard  # made once
+    assert guard.name.endswith("(int8)") and not rt.embedder.name.endswith("(int8)")
+    text = ["Nothing ships to production after Thursday noon."]
+    vec = rt.submit_embed(text, urgent=True, embedder=guard).result(timeout=10)
+    assert float(vec[0] @ rt.embedder.embed(text)[0]) >= 0.98
+    rt.close()
+
+
+def test_without_the_int8_copy_the_guard_says_why_and_uses_fp32(
+    model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inference.runtime import Runtime
+    from tests.fakes import ScriptedGenerator, ScriptedJudge
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # no onnx, no cached copy (fresh home)
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=lambda: OnnxEmbedder(model),
+        make_judge=ScriptedJudge,
+    )
+    rt.wait_ready(timeout=60)
+    assert rt.guard_embedder() is rt.embedder
+    assert rt.guard_embedder_note == (
+        "the guard uses the fp32 embedder: Preparing the int8 embedder needs the `onnx` "
+        "package — run `pip install onnx`, or turn the int8 embedder off in the settings."
+    )
+    rt.close()

@@ -13,6 +13,7 @@ from inference.errors import GenerationError, ModelUnavailable
 from inference.llama_backend import LlamaGenerator, LlamaSettings
 from inference.registry import ResolvedModel, resolve_model
 from inference.structured import complete_structured, object_with_array
+from inference.threads import CpuSample, ThreadBudget
 from tests.fakes import StopAfter
 
 pytestmark = pytest.mark.model
@@ -165,19 +166,62 @@ def test_a_gguf_header_with_garbage_is_refused(tmp_path: Path) -> None:
     assert "choose another GGUF model" in str(info.value)
 
 
-def test_generation_drops_to_one_thread_while_the_embedder_is_busy(
+def test_generation_starts_from_the_free_cores_and_measures_both_counts(
     generator: LlamaGenerator,
 ) -> None:
     busy = threading.Event()
-    generator.contention = busy.is_set
+    fixed = generator.budget
+    quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)  # nothing else on the machine
+    budget = ThreadBudget(own_busy=lambda: int(busy.is_set()), cores=2, sample=lambda: quiet)
+    generator.budget = budget
     try:
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 2
-        busy.set()
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 1
+        busy.set()  # our embedder is running: the first step takes the one free core
+        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=1))
+        assert generator.thread_use.get(1)
         busy.clear()
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
-        assert generator._threads_now == 2
+        generator.complete(
+            [Message("user", "Tell me a story")],
+            settings=GenerationSettings(max_tokens=12, temperature=0.0),
+        )
+        rates = budget.rates()
+        assert set(rates["token"]) == {1, 2} and all(r > 0 for r in rates["token"].values())
+        assert set(generator.thread_use) == {1, 2}
     finally:
-        generator.contention = None
+        generator.budget = fixed
+
+
+def test_a_thread_count_in_the_settings_is_kept_whatever_the_load(
+    generator: LlamaGenerator,
+) -> None:
+    assert generator.budget.fixed == 2
+    generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=2))
+    assert generator._threads_now == 2
+
+
+def test_a_system_message_is_decoded_once_and_restored_after_other_work(
+    generator: LlamaGenerator,
+) -> None:
+    """A run's requests share their system message: after an unrelated request wiped the
+    live cache, its saved KV state is restored, and the answer is what a fresh
+    decode gives."""
+    from desktop.resources import resources_dir
+
+    system = (resources_dir() / "prompts" / "hunter-system.txt").read_text(encoding="utf-8")
+    greedy = GenerationSettings(max_tokens=8, temperature=0.0)
+
+    def ask(n: int) -> str:
+        messages = [Message("system", system), Message("user", f"NOTE: a{n}\nShip on day {n}.")]
+        return generator.complete(messages, settings=greedy).text
+
+    generator.prefixes.clear()
+    ask(1)
+    assert len(generator.prefixes) == 1 and generator.last_reused < 10
+    generator.complete([Message("user", "Something else " * 30)], settings=greedy)
+    restored = generator.prefixes.stats.restored
+    second = ask(2)
+    assert generator.prefixes.stats.restored == restored + 1
+    assert generator.last_reused >= 200  # the hunter's system prompt is ~260 tokens
+    # Same answer as with nothing saved.
+    generator.prefixes.clear()
+    generator.complete([Message("user", "Something else " * 30)], settings=greedy)
+    assert ask(2) == second and generator.last_reused < 10

@@ -223,3 +223,116 @@ def test_a_missing_judge_fails_the_runtime_with_one_line_naming_the_fix() -> Non
         rt.wait_ready(timeout=10)
     assert rt.state is State.FAILED and "missing" in (rt.reports["judge"].error or "")
     rt.close()
+
+
+def test_the_urgent_lane_counts_as_embedder_work() -> None:
+    """A guard check on the urgent lane keeps the embedder busy for the LLM's thread budget
+    (it used to bypass the count, so generation kept both cores and stalled)."""
+    release = threading.Event()
+    started = threading.Event()
+
+    class Slow(FakeEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            if texts != ["warm"] and len(texts[0]) < 100:
+                started.set()
+                release.wait(5)
+            return super().embed(texts)
+
+    emb = Slow()
+    rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=lambda: emb)
+    rt.wait_ready(timeout=10)
+    assert not rt.embedder_busy() and rt.engines_working() == 0
+    future = rt.submit_embed(["a guard check"], urgent=True)
+    assert started.wait(5)
+    assert rt.embedder_busy() and rt.engines_working() == 1
+    release.set()
+    future.result(timeout=5)
+    assert not rt.embedder_busy() and rt.engines_working() == 0
+    assert "antinomy-embed-urgent_0" in emb.threads
+    rt.close()
+
+
+def test_urgent_embeddings_do_not_wait_behind_a_bulk_batch() -> None:
+    release = threading.Event()
+    entered = threading.Event()
+
+    class Bulky(FakeEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            if len(texts) > 1:
+                entered.set()
+                release.wait(5)
+            return super().embed(texts)
+
+    rt = Runtime(make_generator=lambda: ScriptedGenerator(["x", "{}"]), make_embedder=Bulky)
+    rt.wait_ready(timeout=10)
+    bulk = rt.submit_embed(["note"] * 64)
+    assert entered.wait(5)  # the bulk batch holds the embedder's worker
+    urgent = rt.submit_embed(["check"], urgent=True)
+    assert urgent.result(timeout=5).shape == (1, 4)
+    assert not bulk.done() and rt.engines_working() == 1
+    release.set()
+    bulk.result(timeout=5)
+    rt.close()
+
+
+def test_judge_work_counts_for_the_thread_budget() -> None:
+    release = threading.Event()
+    inside = threading.Event()
+
+    class SlowJudge(ScriptedJudge):
+        def score(self, pairs):  # type: ignore[no-untyped-def]
+            if pairs[0][0] == "slow":
+                inside.set()
+                release.wait(5)
+            return super().score(pairs)
+
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=SlowJudge,
+    )
+    rt.wait_ready(timeout=10)
+    queued = rt.submit_judge([("slow", "b")])
+    assert inside.wait(5) and rt.engines_working() == 1
+    release.set()
+    queued.result(timeout=5)
+    assert rt.engines_working() == 0
+    # The direct judge (guard checks) scores on the caller's thread, counted all the same.
+    inside.clear()
+    release.clear()
+    direct = rt.direct_judge()
+    t = threading.Thread(target=direct.score, args=([("slow", "c")],))
+    t.start()
+    assert inside.wait(5) and rt.engines_working() == 1
+    release.set()
+    t.join(5)
+    assert rt.engines_working() == 0
+    rt.close()
+
+
+def test_engines_warming_up_count_as_working() -> None:
+    gate = threading.Event()
+    seen: list[int] = []
+
+    class SlowToLoad(FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            gate.wait(5)
+
+    def make_generator() -> Generator:
+        seen.append(rt.engines_working())
+        gate.set()
+        return ScriptedGenerator(["x", "{}"])
+
+    rt = Runtime(make_generator=make_generator, make_embedder=SlowToLoad)
+    rt.wait_ready(timeout=10)
+    assert seen and seen[0] >= 1  # the embedder (and the judge) were still loading
+    assert rt.engines_working() == 0
+    rt.close()
+
+
+def test_a_non_onnx_embedder_is_the_guards_own() -> None:
+    rt = _runtime(["x", "{}"])
+    rt.wait_ready(timeout=10)
+    assert rt.guard_embedder() is rt.embedder and rt.guard_embedder_note is None
+    rt.close()

@@ -18,6 +18,7 @@ from desktop.flows.settings import (
     SettingsInvalid,
     load_settings,
     save_settings,
+    settings_from_dict,
     settings_path,
 )
 
@@ -141,3 +142,18 @@ def test_scan_settings_carry_the_caps() -> None:
     s = Settings(scan=ScanCaps(cap=5, body_chars=200, types=("tension",), neighbours=2))
     hs = s.scan_settings()
     assert (hs.cap, hs.body_chars, hs.types, hs.neighbours) == (5, 200, ("tension",), 2)
+
+
+def test_llm_threads_override_reaches_the_runtime() -> None:
+    assert Settings().runtime_settings().llama.threads == 0  # chosen from the free cores
+    chosen = settings_from_dict({"performance": {"llm_threads": 1}})
+    assert chosen.runtime_settings().llama.threads == 1
+
+
+@pytest.mark.parametrize("value", [-1, 65])
+def test_bad_llm_threads_are_refused_by_name(value: int) -> None:
+    with pytest.raises(SettingsInvalid) as info:
+        settings_from_dict({"performance": {"llm_threads": value}})
+    assert "performance.llm_threads must be 0 (choose from the free cores)" in str(info.value)
+    with pytest.raises(SettingsInvalid, match=r"performance.llm_threads has the wrong type: '2'"):
+        settings_from_dict({"performance": {"llm_threads": "2"}})

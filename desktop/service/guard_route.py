@@ -20,9 +20,11 @@ indexing; only new or changed decisions are embedded, in small chunks.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from desktop.service.errors import BadRequest, ServiceUnavailable
 from desktop.service.guard_log import GuardRecord
 from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
 from desktop.vault.index import VaultIndex
+from inference.embedder import Embedder, Vectors
 from inference.errors import AntinomyError
 from inference.judge import Judge
 from inference.runtime import State
@@ -65,11 +68,13 @@ class GuardService:
                 ctx.vault_root,
                 switch=self.switch,
                 judge=self._judge,
-                embed_query=ctx.batcher.embed,
+                embed_query=self._embed_change,
             )
         #: Set once the guard has read the vault's decisions.
         self.ready = self.guard.ready if self.guard is not None else threading.Event()
         self.error: str | None = None
+        #: The embedder of both sides of the comparison (set once the models are up).
+        self.embedder: Embedder | None = None
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -95,10 +100,17 @@ class GuardService:
                 return
         index: VaultIndex | None = None
         try:
-            embedder = runtime.queued_embedder()
+            # Decisions and changes go through the same embedder (the int8 copy when the
+            # settings allow it: the check's hot path), so the two sides' vectors match.
+            embedder = runtime.guard_embedder()
+            self.embedder = embedder
+
+            def embed_decisions(texts: Sequence[str]) -> Vectors:
+                return runtime.submit_embed(texts, embedder=embedder).result()
+
             index = VaultIndex(self.root)
             self.guard.attach(
-                index=index, embed=embedder.embed, model_id=embedding_model(embedder).model_id
+                index=index, embed=embed_decisions, model_id=embedding_model(embedder).model_id
             )
             while not self.ctx.closing.is_set():
                 try:
@@ -196,11 +208,19 @@ class GuardService:
                 + "; the tool was allowed — try again in a moment."
             ) from None
 
+    async def _embed_change(self, texts: Sequence[str]) -> Vectors:
+        """The change's vector, by the decisions' own embedder, on the urgent lane: a
+        check never waits behind bulk embedding work."""
+        return await asyncio.wrap_future(
+            self.ctx.runtime.submit_embed(texts, urgent=True, embedder=self.embedder)
+        )
+
     def _judge(self) -> Judge | None:
         try:
-            return self.ctx.runtime.judge
+            self.ctx.runtime.judge  # noqa: B018 - raises while it is not loaded
         except AntinomyError:
             return None
+        return self.ctx.runtime.direct_judge()
 
     def routes(self) -> dict[str, JsonHandler]:
         return {"/v1/guard/check": self.check}

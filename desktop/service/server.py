@@ -77,7 +77,6 @@ class EndpointHandle:
         context: ServiceContext,
         workers: ThreadPoolExecutor,
         published: Path | None,
-        urgent: ThreadPoolExecutor | None = None,
         guard: GuardService | None,
         instance: str = "",
         previous: dict[str, Any] | None = None,
@@ -92,7 +91,6 @@ class EndpointHandle:
         self.guard_log = context.guard_log
         self.batcher = context.batcher
         self._workers = workers
-        self._urgent = urgent
         self._published = published
         self._instance = instance
         self._previous = previous
@@ -122,8 +120,6 @@ class EndpointHandle:
         if self.guard is not None:
             self.guard.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
-        if self._urgent is not None:
-            self._urgent.shutdown(wait=False, cancel_futures=True)
         if self._published is not None:
             _unpublish(self._published, self._instance, self._previous)
             self._published = None
@@ -275,14 +271,13 @@ def start_endpoint(
     guardrails = Guardrails(
         port=port, token=token or load_or_create_token(), max_body=max_body, max_batch=max_batch
     )
-    # Guard checks and other small requests get a thread of their own on the same embedder
-    # (its ONNX session may run on two threads; its tokenizer is locked), so they never
-    # wait behind a bulk chunk on the runtime's embedder worker.
-    urgent = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed-urgent")
+    # Guard checks and other small requests go on the runtime's urgent embedding lane (a
+    # second thread on the same embedder: its ONNX session allows two callers), so they
+    # never wait behind a bulk chunk; the runtime counts both lanes as embedder work.
     batcher = EmbedBatcher(
         lambda texts: runtime.submit_embed(texts),
         max_texts=max_batch,
-        submit_urgent=lambda texts: urgent.submit(lambda: runtime.embedder.embed(texts)),
+        submit_urgent=lambda texts: runtime.submit_embed(texts, urgent=True),
     )
     context = ServiceContext(
         runtime=runtime,
@@ -351,7 +346,6 @@ def start_endpoint(
         routes=routes,
         context=context,
         workers=workers,
-        urgent=urgent,
         published=published,
         guard=guard_service,
         instance=instance,

@@ -7,12 +7,12 @@ and a note found by both lists rises above notes found by one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from desktop.vault.fulltext import plan_query
 from desktop.vault.index import NoteSummary, VaultIndex, sql_filters
 from desktop.vault.stopwords import content_words
 
@@ -22,8 +22,6 @@ CANDIDATES = 50
 #: Below this cosine a note is not "about" the query (all-MiniLM-L6-v2: unrelated
 #: sentences score about -0.1 to 0.15); it only pads the list with noise.
 MIN_SIMILARITY = 0.2
-
-_TERM = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -40,21 +38,20 @@ class SearchHit:
 
 
 def fts_query(text: str) -> str | None:
-    """The user's words as an FTS5 query: each term quoted (no operator injection),
-    OR-ed so partial matches still rank; the last term also as a prefix.
+    """The user's words as an FTS5 query, without the vault's word counts: each term
+    quoted (no operator injection), stop words and very short words dropped unless
+    nothing else is left, OR-ed so partial matches still rank; the last term also as
+    a prefix. :func:`full_text` bounds it further by the vault's word counts.
 
     >>> fts_query('deploy on "friday"')
     '"deploy" OR "friday"*'
     """
-    terms = _TERM.findall(text)
-    if not terms:
-        return None
-    # One- and two-letter words ("on", "à", "is") match nearly every note: drop
-    # them unless nothing else is left.
-    terms = [t for t in terms if len(t) > 2] or terms
-    quoted = [f'"{t}"' for t in terms]
-    quoted[-1] = f"{quoted[-1]}*" if len(terms[-1]) >= 3 else quoted[-1]
-    return " OR ".join(quoted)
+    return plan_query(None, text, notes=0).match
+
+
+def _match(index: VaultIndex, query: str) -> str | None:
+    notes = index.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+    return plan_query(index.db, query, notes=int(notes)).match
 
 
 def full_text(
@@ -65,8 +62,9 @@ def full_text(
     types: Iterable[str] | None = None,
     statuses: Iterable[str] | None = None,
 ) -> list[str]:
-    """Paths best first, by BM25 (title weighted over aliases over body)."""
-    match = fts_query(query)
+    """Paths best first, by BM25 (title weighted over aliases over body), over a
+    bounded set of matches (desktop/vault/fulltext.py)."""
+    match = _match(index, query)
     if match is None:
         return []
     clauses, params = sql_filters(types, statuses, prefix="n.")
@@ -85,8 +83,8 @@ def snippets(index: VaultIndex, query: str, paths: Iterable[str]) -> dict[str, s
     Made only for the notes shown: a snippet costs about as much as ranking
     five notes, and the ranking reads many more than are shown.
     """
-    # Highlight what the user meant, not "the" or "de" (they still rank the notes).
-    match = fts_query(" ".join(content_words(query)))
+    # Highlight what the user meant, not "the" or "de"; the same bounded plan as the ranking.
+    match = _match(index, " ".join(content_words(query)))
     out: dict[str, str] = {}
     if match is None:
         return out

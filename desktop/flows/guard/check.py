@@ -21,6 +21,7 @@ from desktop.flows.guard.constants import (
 from desktop.flows.guard.decisions import (
     DecisionSet,
     EmbedFn,
+    StandingDecision,
     VectorCache,
     decision_fingerprint,
     standing_decisions,
@@ -77,6 +78,11 @@ class Guard:
         self._snapshot = DecisionSet()
         self._refresh_lock = threading.Lock()
         self._fingerprint: tuple[Any, ...] | None = None
+        #: What each decision note gave at its last content hash: a change re-reads only
+        #: the notes that changed (10k decisions: one changed note, not 10k, parsed).
+        self._parsed: dict[str, tuple[str, StandingDecision | None]] = {}
+        self._principles: bool | None = None
+        self._split: dict[str, tuple[str, ...]] = {}
         #: Set once the decisions were read (a first :meth:`refresh` succeeded).
         self.ready = threading.Event()
         self.index: VaultIndex | None = None
@@ -93,6 +99,14 @@ class Guard:
     def decisions(self) -> DecisionSet:
         return self._snapshot
 
+    def _sentences(self, decision: StandingDecision) -> tuple[str, ...]:
+        """The statement's sentences worth judging, cut once per distinct text."""
+        cut = self._split.get(decision.text)
+        if cut is None:
+            cut = tuple(s.text for s in split_sentences(decision.text) if is_evidence(s))
+            self._split[decision.text] = cut
+        return cut
+
     def activation(self, cwd: str, mode: str | None = None) -> Activation:
         return self.switch.activation(cwd, mode)
 
@@ -107,14 +121,16 @@ class Guard:
             fingerprint = decision_fingerprint(self.index, include_principles=principles)
             if fingerprint == self._fingerprint:
                 return self._snapshot
-            decisions = standing_decisions(self.index, include_principles=principles)
+            if principles != self._principles:
+                self._parsed.clear()  # another set of note types: read them all again
+                self._principles = principles
+            decisions = standing_decisions(
+                self.index, include_principles=principles, known=self._parsed
+            )
             signature = tuple((d.path, d.text) for d in decisions)
             if signature != self._snapshot.signature:
                 sentences = tuple(
-                    (row, s.text)
-                    for row, d in enumerate(decisions)
-                    for s in split_sentences(d.text)
-                    if is_evidence(s)
+                    (row, text) for row, d in enumerate(decisions) for text in self._sentences(d)
                 )
                 # One call: the cache keeps only the texts of its last call.
                 texts = [d.text for d in decisions] + [t for _, t in sentences]
@@ -123,6 +139,8 @@ class Guard:
                 self._snapshot = DecisionSet(
                     tuple(decisions), matrix, signature, sentences, sentence_matrix
                 )
+                live = {d.text for d in decisions}
+                self._split = {t: cut for t, cut in self._split.items() if t in live}
                 log.info("guard: %d standing decisions", len(decisions))
             self._fingerprint = fingerprint
             self.ready.set()

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.flows.guard.constants import NOT_STANDING
-from desktop.vault.index import VaultIndex
+from desktop.vault.index import VaultIndex, sql_filters
 from desktop.vault.layout import state_dir
 from desktop.vault.notes import Note
 from inference import atomic
@@ -82,27 +82,60 @@ def _kinds(include_principles: bool) -> list[str]:
 
 
 def decision_fingerprint(index: VaultIndex, *, include_principles: bool) -> tuple[Any, ...]:
-    """Changes whenever a decision (or principle) note changes: one query, no note read."""
-    summaries = index.notes(types=_kinds(include_principles))
-    return (include_principles, *((s.path, s.sha256) for s in summaries))
+    """Changes whenever a decision (or principle) note changes: one query, no note read.
+
+    The paths and content hashes are joined inside SQLite and only their digest comes
+    back: building a row object per note cost 260–660 ms at 10k decisions on a busy
+    machine, every refresh, in the endpoint's process (66 ms this way)."""
+    clauses, params = sql_filters(_kinds(include_principles), None)
+    count, joined = index.db.execute(
+        "SELECT count(*), group_concat(path || char(31) || sha256, char(30)) FROM "
+        f"(SELECT path, sha256 FROM notes WHERE {' AND '.join(clauses)} ORDER BY path)",
+        params,
+    ).fetchone()
+    digest = hashlib.sha256((joined or "").encode("utf-8")).hexdigest()
+    return (include_principles, int(count), digest)
 
 
-def standing_decisions(index: VaultIndex, *, include_principles: bool) -> list[StandingDecision]:
+def _standing(note: Note) -> StandingDecision | None:
+    if not is_standing(note):
+        return None
+    ident = note.frontmatter.get("id")
+    return StandingDecision(
+        path=note.path,
+        id=str(ident) if ident else note.basename,
+        title=note.title,
+        kind=(note.type or "decision").lower(),
+        text=decision_text(note),
+    )
+
+
+def standing_decisions(
+    index: VaultIndex,
+    *,
+    include_principles: bool,
+    known: dict[str, tuple[str, StandingDecision | None]] | None = None,
+) -> list[StandingDecision]:
+    """The standing decisions, by path. With ``known`` (path → (content hash, what that
+    content gave)), only notes whose hash changed are read again; ``known`` is updated
+    in place and forgets notes that are gone."""
     out: list[StandingDecision] = []
+    seen: set[str] = set()
     for summary in index.notes(types=_kinds(include_principles)):
-        note = index.note(summary.path)
-        if note is None or not is_standing(note):
-            continue
-        ident = note.frontmatter.get("id")
-        out.append(
-            StandingDecision(
-                path=note.path,
-                id=str(ident) if ident else note.basename,
-                title=note.title,
-                kind=(note.type or "decision").lower(),
-                text=decision_text(note),
-            )
-        )
+        seen.add(summary.path)
+        hit = known.get(summary.path) if known is not None else None
+        if hit is not None and hit[0] == summary.sha256:
+            decision = hit[1]
+        else:
+            note = index.note(summary.path)
+            decision = None if note is None else _standing(note)
+            if known is not None and note is not None:
+                known[summary.path] = (summary.sha256, decision)
+        if decision is not None:
+            out.append(decision)
+    if known is not None:
+        for gone in set(known) - seen:
+            del known[gone]
     return out
 
 

@@ -66,7 +66,9 @@ class Describer:
         user = template("hunter-describe").format(
             note_a=pair.note_a, note_b=pair.note_b, quote_a=pair.quote_a, quote_b=pair.quote_b
         )
-        messages = [Message("user", user)]
+        # The instructions are the system message, the same for every pair of a run: the
+        # generator decodes them once and restores their saved state (inference/kv_prefix.py).
+        messages = [Message("system", template("hunter-describe-system")), Message("user", user)]
         try:
             result = complete_structured(
                 self.engine,

@@ -27,6 +27,7 @@ from inference import atomic
 from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
 from inference.http_embedder import HttpEmbedderSettings
+from inference.llama_backend import LlamaSettings
 from inference.paths import config_dir
 from inference.runtime import RuntimeSettings
 
@@ -195,6 +196,20 @@ class MemoryPrefs:
 
 
 @dataclass(frozen=True)
+class PerformanceSettings:
+    #: Threads for llama.cpp: 0 = chosen before each prompt batch and token from the cores
+    #: free right now (inference/threads.py); 1–64 = that many, always.
+    llm_threads: int = 0
+
+    def __post_init__(self) -> None:
+        _check(
+            isinstance(self.llm_threads, int) and 0 <= self.llm_threads <= 64,
+            "performance.llm_threads must be 0 (choose from the free cores) or a thread "
+            f"count from 1 to 64, not {self.llm_threads!r}.",
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     models: ModelPaths = field(default_factory=ModelPaths)
     backend: BackendSettings = field(default_factory=BackendSettings)
@@ -203,6 +218,7 @@ class Settings:
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     folders: FolderSettings = field(default_factory=FolderSettings)
     memory: MemoryPrefs = field(default_factory=MemoryPrefs)
+    performance: PerformanceSettings = field(default_factory=PerformanceSettings)
     #: Absolute paths, most recent first.
     recent_vaults: tuple[str, ...] = ()
     last_vault: str | None = None
@@ -226,6 +242,7 @@ class Settings:
             http=http,
             embedder_backend=self.embedder_backend.kind,
             embedder_http=self.embedder_backend.http_settings(),
+            llama=LlamaSettings(threads=self.performance.llm_threads),
         )
 
     def scan_settings(self) -> ScanSettings:
