@@ -18,7 +18,7 @@ import os
 import typing
 from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlparse
 
 from desktop.flows.hunter import ScanSettings
@@ -57,7 +57,13 @@ class ModelPaths:
 
 
 @dataclass(frozen=True)
-class BackendSettings:
+class _ServerChoice:
+    """An engine computed here (``embedded``) or by an OpenAI-compatible server (``http``)."""
+
+    #: The settings section's name, in messages; what "embedded" means, in the hint.
+    SECTION: ClassVar[str] = ""
+    LOCAL: ClassVar[str] = ""
+
     kind: BackendKind = "embedded"
     base_url: str = ""
     model: str = ""
@@ -66,14 +72,15 @@ class BackendSettings:
     def __post_init__(self) -> None:
         _check(
             self.kind in ("embedded", "http"),
-            f"backend.kind must be 'embedded' or 'http', not {self.kind!r}.",
+            f"{self.SECTION}.kind must be 'embedded' or 'http', not {self.kind!r}.",
         )
         if self.kind == "http":
             url = urlparse(self.base_url)
             _check(
                 url.scheme in ("http", "https") and bool(url.hostname),
-                "backend.base_url must be an http(s) URL such as http://127.0.0.1:8080/v1 "
-                f"(got {self.base_url!r}) — set it in Settings, or choose the embedded backend.",
+                f"{self.SECTION}.base_url must be an http(s) URL such as "
+                f"http://127.0.0.1:8080/v1 (got {self.base_url!r}) — set it in Settings, or "
+                f"choose the {self.LOCAL}.",
             )
 
     @property
@@ -85,36 +92,21 @@ class BackendSettings:
 
 
 @dataclass(frozen=True)
-class EmbedderBackendSettings:
+class BackendSettings(_ServerChoice):
+    """Where the language model runs: the bundled GGUF, or an OpenAI-compatible server."""
+
+    SECTION: ClassVar[str] = "backend"
+    LOCAL: ClassVar[str] = "embedded backend"
+
+
+@dataclass(frozen=True)
+class EmbedderBackendSettings(_ServerChoice):
     """Where embeddings are computed: the bundled ONNX model, or an OpenAI-compatible
     ``/v1/embeddings`` server (llama-server --embeddings, Ollama, vLLM, TEI, another
     Antinomy). The index records the model id; switching re-embeds the vault."""
 
-    kind: BackendKind = "embedded"
-    base_url: str = ""
-    model: str = ""
-    api_key: str | None = None
-
-    def __post_init__(self) -> None:
-        _check(
-            self.kind in ("embedded", "http"),
-            f"embedder_backend.kind must be 'embedded' or 'http', not {self.kind!r}.",
-        )
-        if self.kind == "http":
-            url = urlparse(self.base_url)
-            _check(
-                url.scheme in ("http", "https") and bool(url.hostname),
-                "embedder_backend.base_url must be an http(s) URL such as "
-                f"http://127.0.0.1:8080/v1 (got {self.base_url!r}) — set it in Settings, or "
-                "choose the embedded embedder.",
-            )
-
-    @property
-    def leaves_machine(self) -> bool:
-        """True when note text would be sent to another machine."""
-        if self.kind != "http":
-            return False
-        return not is_loopback_host(urlparse(self.base_url).hostname or "")
+    SECTION: ClassVar[str] = "embedder_backend"
+    LOCAL: ClassVar[str] = "embedded embedder"
 
     def http_settings(self) -> HttpEmbedderSettings | None:
         if self.kind != "http":
