@@ -176,3 +176,14 @@ def test_vault_not_found_is_raised_for_a_file(tmp_path: Path) -> None:
     args = type("Args", (), {"vault": str(file)})()
     with pytest.raises(VaultNotFound, match="is a file, not a vault folder"):
         common.vault_path(args)  # type: ignore[arg-type]
+
+
+def test_options_are_not_abbreviated(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse would read "--mode whole-vault" as "--model whole-vault" (a GGUF file named
+    # whole-vault) and fail on a missing model instead of on the unknown option
+    from desktop.cli.main import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "--mode", "whole-vault"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --mode whole-vault" in capsys.readouterr().err

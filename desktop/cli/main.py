@@ -55,7 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in COMMANDS:
         module.register(sub)
+    _no_abbreviations(parser)
     return parser
+
+
+def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """Options must be spelled out: argparse would otherwise take ``--mode whole-vault``
+    for ``--model whole-vault`` and fail on a model file of that name."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in set(action.choices.values()):
+                _no_abbreviations(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
