@@ -120,18 +120,10 @@ def test_prepare_train_export_and_load(tmp_path: Path) -> None:
     assert {"vitaminc", "fever_random"} <= {r["source"] for r in rows}
     assert any(r["source"].startswith("synth") for r in rows)
     out = tmp_path / "run"
+    train_args = ["train.py", "--data", str(data), "--base", str(base), "--out", str(out)]
+    train_args += ["--max-steps", "3", "--batch", "4"]
     log = run(
-        "train.py",
-        "--data",
-        str(data),
-        "--base",
-        str(base),
-        "--out",
-        str(out),
-        "--max-steps",
-        "3",
-        "--batch",
-        "4",
+        *train_args,
         "--eval-every",
         "3",
         "--val-limit",
@@ -141,17 +133,7 @@ def test_prepare_train_export_and_load(tmp_path: Path) -> None:
     assert (out / "best.pt").is_file() and (out / "state.pt").is_file()
     # Resuming a finished run trains nothing more and keeps the step.
     again = run(
-        "train.py",
-        "--data",
-        str(data),
-        "--base",
-        str(base),
-        "--out",
-        str(out),
-        "--max-steps",
-        "3",
-        "--batch",
-        "4",
+        *train_args,
         "--resume",
     )
     assert "resumed at step 3" in again

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from desktop.flows.memory.batches import RawLine
 from desktop.flows.memory.support import content_words, fold, word_set
@@ -42,17 +42,8 @@ Outcome = Literal[
     "tool_output",
     "fragment",
 ]
-EXCLUDED: tuple[Outcome, ...] = (
-    "assistant",
-    "withdrawn",
-    "question",
-    "request",
-    "greeting",
-    "hedge",
-    "secret",
-    "tool_output",
-    "fragment",
-)
+#: Every outcome but "candidate": the line is kept out of memory, with its reason.
+EXCLUDED: tuple[Outcome, ...] = tuple(o for o in get_args(Outcome) if o != "candidate")
 #: A statement needs this many content words (an answer to a question needs one).
 MIN_CONTENT_WORDS = 3
 #: An answer longer than this many words stands on its own (no question needed).
