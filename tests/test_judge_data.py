@@ -105,3 +105,90 @@ def test_each_language_has_minimal_pairs_of_both_polarities() -> None:
     for lang in ("en", "fr", "it"):
         labels = {r.label for r in rows if r.group.split(":")[1].startswith(lang)}
         assert {"contradiction", "entailment"} <= labels, lang
+
+
+def _bag_of_words(texts: list[str]) -> list[list[float]]:
+    """A deterministic stand-in embedder: normalised word counts over a shared vocabulary."""
+    vocab = sorted({w for t in texts for w in _words(t).split()})
+    out = []
+    for t in texts:
+        words = _words(t).split()
+        v = [float(words.count(w)) for w in vocab]
+        norm = sum(x * x for x in v) ** 0.5 or 1.0
+        out.append([x / norm for x in v])
+    return out
+
+
+def test_fever_near_pairs_true_claims_on_one_subject_only() -> None:
+    import prepare
+
+    claims = [
+        ("Brie Larson is an actress.", True),
+        ("Brie Larson is a singer.", True),
+        ("Brie Larson is a dentist.", False),  # false: never paired
+        ("Brie Larson is an actress.", True),  # a duplicate claim counts once
+        ("Granite is an igneous rock found in Brazil.", True),
+        ("The Nile flows north.", True),
+    ]
+    rows = prepare.fever_near(claims, _bag_of_words, per_claim=3, band=(0.4, 0.95))
+    pairs = {frozenset((r.a, r.b)) for r in rows}
+    assert pairs == {frozenset(("Brie Larson is an actress.", "Brie Larson is a singer."))}
+    (row,) = rows
+    assert row.label == prepare.NOT_CONTRADICTION and row.source == "fever_near"
+    # Restatements above the band are left out (they teach nothing about false alarms).
+    assert prepare.fever_near(claims, _bag_of_words, band=(0.4, 0.5)) == []
+    assert prepare.fever_near([("One claim.", True)], _bag_of_words) == []
+
+
+def test_prepare_rejects_an_unknown_part(tmp_path: Path, capsys) -> None:
+    import prepare
+
+    try:
+        prepare.main(["--out", str(tmp_path / "x.jsonl"), "--parts", "synth,fevr"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("an unknown part must be refused")
+    assert "unknown part(s): fevr" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_vitaminc_revisions_pair_the_evidence_a_claim_tells_apart() -> None:
+    import prepare
+    from bigbench_data import Example
+
+    g = "vitaminc:the song sold fewer than two million copies ."
+    rows = [
+        Example(
+            "It sold a million copies.",
+            "The song sold fewer than two million copies .",
+            "entailment",
+            "vitaminc",
+            g,
+        ),
+        Example(
+            "It sold four million copies.",
+            "The song sold fewer than two million copies .",
+            "contradiction",
+            "vitaminc",
+            g,
+        ),
+        Example(
+            "It sold many copies.",
+            "The song sold fewer than two million copies .",
+            "neutral",
+            "vitaminc",
+            g,
+        ),
+        # A claim with supporting evidence only gives no pair.
+        Example(
+            "Paris is in France.", "Paris is French .", "entailment", "vitaminc", "vitaminc:paris"
+        ),
+        # Other sources are not VitaminC revisions, whatever their group.
+        Example("a b c", "d e f", "contradiction", "synth", g),
+    ]
+    out = prepare.vitaminc_revisions(rows)
+    assert [(r.a, r.b, r.label, r.group) for r in out] == [
+        ("It sold a million copies.", "It sold four million copies.", "contradiction", g)
+    ]
+    assert out[0].source == "vitaminc_revision"

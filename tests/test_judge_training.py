@@ -162,3 +162,28 @@ def test_prepare_train_export_and_load(tmp_path: Path) -> None:
     ba = judge.score([("The shop opens at ten.", "The shop opens at nine."), ("y x", "x y")])
     assert ab.shape == (2, 3) and np.allclose(ab.sum(axis=1), 1.0, atol=1e-5)
     assert np.allclose(ab, ba, atol=1e-6)  # order-symmetric by construction
+
+
+def test_not_contradiction_rows_pay_for_the_contradiction_share_only() -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    import train
+
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 1.5, 0.3], [0.0, 0.0, 3.0]])
+    p = logits.softmax(-1)
+    targets = torch.tensor([train.TARGETS.index("not_contradiction"), 1, 2])
+    loss = train.target_loss(logits, targets, None, torch)
+    expected = -(torch.log(p[0, 1] + p[0, 2]) + torch.log(p[1, 1]) + torch.log(p[2, 2])) / 3
+    assert torch.isclose(loss, expected)
+    # Plain labels match PyTorch's own weighted cross-entropy.
+    weights = torch.tensor([1.3, 1.2, 0.8, 1.0])
+    plain = torch.tensor([0, 1, 2])
+    ours = train.target_loss(logits, plain, weights, torch)
+    ref = torch.nn.functional.cross_entropy(logits, plain, weight=weights[:3])
+    assert torch.isclose(ours, ref)
+    # A "not contradiction" row is cheap when the judge says entailment or neutral,
+    # and costly when it says contradiction — whichever of the other two it picks.
+    nc = torch.tensor([3])
+    calm = train.target_loss(torch.tensor([[-3.0, 2.0, 0.0]]), nc, None, torch)
+    also_calm = train.target_loss(torch.tensor([[-3.0, 0.0, 2.0]]), nc, None, torch)
+    alarmed = train.target_loss(torch.tensor([[3.0, 0.0, 0.0]]), nc, None, torch)
+    assert torch.isclose(calm, also_calm) and alarmed > 10 * calm

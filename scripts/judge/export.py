@@ -106,6 +106,12 @@ class OrtJudge:
 
 
 def metrics(probs: np.ndarray, rows: list[dict[str, str]]) -> dict[str, float]:
+    if rows and all(r["label"] not in train.LABELS for r in rows):
+        # "not contradiction" rows: only a contradiction answer is known to be wrong.
+        return {
+            "false_contradiction": round(float(np.mean(probs.argmax(1) == 0)), 4),
+            "mean_contradiction": round(float(probs[:, 0].mean()), 4),
+        }
     gold = [train.LABELS.index(r["label"]) for r in rows]
     pred = probs.argmax(1).tolist()
     acc = float(np.mean([g == q for g, q in zip(gold, pred, strict=True)]))

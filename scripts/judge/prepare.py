@@ -18,12 +18,20 @@ import json
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bigbench_data import Example, fever_claims, vitaminc
 from synth import generate
+
+#: Label of a pair known not to contradict, without knowing whether one entails the other
+#: (``train.py`` trains it as "not contradiction": the loss is -log(P(entailment) + P(neutral))).
+NOT_CONTRADICTION = "not_contradiction"
+
+Embed = Callable[[list[str]], Any]
 
 
 def split_of(group: str, val_share: float) -> str:
@@ -42,12 +50,97 @@ def fever_neutrals(claims: list[tuple[str, bool]], n: int, rng: random.Random) -
     return out
 
 
+def fever_near(
+    claims: list[tuple[str, bool]],
+    embed: Embed,
+    *,
+    per_claim: int = 3,
+    band: tuple[float, float] = (0.4, 0.95),
+) -> list[Example]:
+    """Two *true* FEVER claims about the same subject, as "not contradiction" pairs.
+
+    Two true statements cannot contradict each other, however much they sound alike
+    ("Brie Larson is a singer." / "Brie Larson is an actress."). That is the judge's most
+    common false alarm on notes: two facts about one subject read as a clash. The pairs
+    are each claim's nearest true claims by sentence cosine inside ``band`` (the scan's
+    subject gate sends such pairs to the judge; above the band they are restatements).
+    Whether one entails the other is not known, so the label is only "not contradiction".
+    """
+    import numpy as np
+
+    true = sorted({c for c, ok in claims if ok})
+    if len(true) < 2:
+        return []
+    vectors = np.asarray(embed(true), dtype=np.float32)
+    sims = vectors @ vectors.T
+    np.fill_diagonal(sims, -1.0)
+    lo, hi = band
+    seen: set[tuple[int, int]] = set()
+    out: list[Example] = []
+    for i in range(len(true)):
+        taken = 0
+        for j in np.argsort(-sims[i], kind="stable"):
+            j = int(j)
+            if sims[i, j] < lo or taken >= per_claim:
+                break
+            if sims[i, j] > hi:
+                continue
+            taken += 1
+            key = (min(i, j), max(i, j))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(
+                Example(
+                    true[i], true[j], NOT_CONTRADICTION, "fever_near", group=f"fevernear:{key[0]}"
+                )
+            )
+    return out
+
+
+def vitaminc_revisions(examples: list[Example], per_claim: int = 1) -> list[Example]:
+    """Two revisions of one Wikipedia sentence that a claim tells apart, as contradictions.
+
+    VitaminC is contrastive: the same claim is checked against evidence before and after
+    an edit, and an evidence that *supports* the claim and one that *refutes* it are the
+    same sentence with one fact changed ("more than 1.3 billion views" / "more than 1.4
+    billion"; "led by John Cook and Robin Walker" / "solely handled by John Cook"). Paired
+    with each other they are same-subject contradictions in real prose — two amounts, dates
+    or people for one fact — the counterpart of :func:`fever_near`'s same-subject pairs
+    that do not clash. Grouped by claim, like the VitaminC rows, so they share its split.
+    """
+    by_claim: dict[str, tuple[list[str], list[str]]] = {}
+    for ex in examples:
+        if ex.source != "vitaminc" or ex.label not in ("entailment", "contradiction"):
+            continue
+        supports, refutes = by_claim.setdefault(ex.group, ([], []))
+        (supports if ex.label == "entailment" else refutes).append(ex.a)
+    out: list[Example] = []
+    for group, (supports, refutes) in by_claim.items():
+        pairs = [(s, r) for s in supports for r in refutes if s != r]
+        for s, r in pairs[:per_claim]:
+            out.append(Example(s, r, "contradiction", "vitaminc_revision", group=group))
+    return out
+
+
+def bundled_embed(texts: list[str]) -> Any:
+    """The app's own sentence embedder (the scan's subject gate uses the same vectors)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from desktop.flows.embedding import load_embedding_model
+
+    return load_embedding_model().embed(texts)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bigbench", type=Path, help="bigbench sdist (.tar.gz) or unpacked folder")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument(
-        "--parts", default="vitaminc,fever,synth", help="comma list of vitaminc, fever, synth"
+        "--parts",
+        default="vitaminc,fever,synth",
+        help="comma list of vitaminc, fever, synth, fever_near (true FEVER claims on one "
+        "subject, needs the app's embedder), vitaminc_revision (an evidence that supports "
+        "a claim against one that refutes it)",
     )
     p.add_argument("--val-share", type=float, default=0.05)
     p.add_argument(
@@ -69,14 +162,23 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     parts = set(args.parts.split(","))
     examples: list[Example] = []
-    if parts & {"vitaminc", "fever"} and not args.bigbench:
+    unknown = parts - {"vitaminc", "fever", "synth", "fever_near", "vitaminc_revision"}
+    if unknown:
+        p.error(f"unknown part(s): {', '.join(sorted(unknown))}")
+    if parts - {"synth"} and not args.bigbench:
         p.error("--bigbench is needed for the vitaminc and fever parts")
     if "vitaminc" in parts:
         rows = list(vitaminc(args.bigbench))
         examples += rows[: args.limit] if args.limit else rows
+    if "vitaminc_revision" in parts:
+        rows = vitaminc_revisions(list(vitaminc(args.bigbench)))
+        examples += rows[: args.limit] if args.limit else rows
     if "fever" in parts:
         n = args.limit or 3000
         examples += fever_neutrals(fever_claims(args.bigbench), n, rng)
+    if "fever_near" in parts:
+        rows = fever_near(fever_claims(args.bigbench), bundled_embed)
+        examples += rows[: args.limit] if args.limit else rows
     if "synth" in parts:
         rows = generate(seed=args.seed, scenarios=args.synth_scenarios or None)
         examples += rows[: args.limit] if args.limit else rows

@@ -15,6 +15,11 @@ frozen by default: they are a third of the weights and the slowest to update,
 and freezing them keeps the French and Italian sub-words the notes use as the
 pre-training left them. A note pair has no premise/hypothesis order, so every
 training pair is used in both orders.
+
+Besides the three labels a row may say ``not_contradiction`` (two true statements:
+which of entailment and neutral holds is not known); its loss is
+``-log(P(entailment) + P(neutral))``, and validation reports how often the judge
+still answers "contradiction" on such rows (``false_contradiction``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import time
 from pathlib import Path
 
 LABELS = ("contradiction", "entailment", "neutral")
+#: Training targets: the three labels, then "not contradiction" (entailment or neutral).
+TARGETS = (*LABELS, "not_contradiction")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -96,7 +103,7 @@ def build_epoch(
     for row in rows:
         w = weights.get(row["source"], 1.0)
         copies = int(w) + (1 if rng.random() < w - int(w) else 0)
-        label = LABELS.index(row["label"])
+        label = TARGETS.index(row["label"])
         for _ in range(copies):
             out.append((row["a"], row["b"], label))
             out.append((row["b"], row["a"], label))
@@ -195,6 +202,38 @@ def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> 
     }
 
 
+def false_contradiction(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> float:
+    """Share of "not contradiction" rows the judge still calls a contradiction (both orders)."""
+    if not rows:
+        return 0.0
+    model.eval()
+    wrong = 0
+    with torch.no_grad():
+        for i in range(0, len(rows), batch):
+            chunk = rows[i : i + batch]
+            fwd = encode(tok, [(r["a"], r["b"]) for r in chunk], torch)
+            rev = encode(tok, [(r["b"], r["a"]) for r in chunk], torch)
+            p = (model(*fwd).softmax(-1) + model(*rev).softmax(-1)) / 2
+            wrong += int((p.argmax(-1) == 0).sum())
+    model.train()
+    return wrong / len(rows)
+
+
+def target_loss(logits, targets, weights, torch):
+    """Cross-entropy over the three labels; "not contradiction" rows (target 3) pay
+    ``-log(P(entailment) + P(neutral))``. ``weights``: one per target (or None); the
+    mean is weighted like ``nn.CrossEntropyLoss(weight=...)``."""
+    logp = torch.log_softmax(logits, dim=-1)
+    full = targets < len(LABELS)
+    picked = logp.gather(1, targets.clamp(max=len(LABELS) - 1).unsqueeze(1)).squeeze(1)
+    either = torch.logsumexp(logp[:, 1:], dim=1)
+    per = -torch.where(full, picked, either)
+    if weights is None:
+        return per.mean()
+    w = weights[targets]
+    return (per * w).sum() / w.sum()
+
+
 def polarity_auc(p_contradiction: list[float], gold: list[int]) -> float:
     """AUC of P(contradiction) between contradiction and entailment pairs only.
 
@@ -245,9 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     train = [r for r in rows if r.get("split", "train") == "train"]
     val = [r for r in rows if r.get("split") == "val"]
     rng.shuffle(val)
-    val = val[: args.val_limit]
+    partial_val = [r for r in val if r["label"] not in LABELS][: args.val_limit]
+    val = [r for r in val if r["label"] in LABELS][: args.val_limit]
     weights = source_weights(args.weights)
-    say(f"{len(train)} train, {len(val)} val rows; weights {weights or 'none'}")
+    say(
+        f"{len(train)} train, {len(val)} val rows (+{len(partial_val)} not-contradiction); "
+        f"weights {weights or 'none'}"
+    )
 
     model, _ = make_model(args.base, torch, nn)
     tok = make_tokenizer(args.base, args.max_len)
@@ -307,9 +350,7 @@ def main(argv: list[str] | None = None) -> int:
 
     model.train()
     cw = source_weights(args.class_weights)
-    loss_fn = nn.CrossEntropyLoss(
-        weight=torch.tensor([cw.get(label, 1.0) for label in LABELS]) if cw else None
-    )
+    target_weights = torch.tensor([cw.get(t, 1.0) for t in TARGETS]) if cw else None
     t0, seen, running = time.time(), 0, 0.0
     deadline = t0 + args.hours * 3600 if args.hours else math.inf
     step = start_step
@@ -321,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         chunk = epoch_rows[offset : offset + args.batch]
         ids, mask, types = encode(tok, [(a, b) for a, b, _ in chunk], torch)
         labels = torch.tensor([y for *_, y in chunk], dtype=torch.long)
-        loss = loss_fn(model(ids, mask, types), labels)
+        loss = target_loss(model(ids, mask, types), labels, target_weights, torch)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -340,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
             save(state_path, step)
         if val and (step % args.eval_every == 0 or step == total):
             metrics = evaluate(model, tok, val, torch)
+            if partial_val:
+                metrics["false_contradiction"] = false_contradiction(model, tok, partial_val, torch)
             say("val " + json.dumps({k: round(v, 4) for k, v in metrics.items()}))
             if metrics["macro_f1"] > best:
                 best = metrics["macro_f1"]

@@ -19,11 +19,13 @@ change against their sentences), in a fresh session, at the judge's calibrated
 threshold and at a few others — calls against a decision warned (target ≥ 15
 of 19), unrelated calls warned (target 0), calls that respect a decision warned
 (target ≤ 1), the superseded ADR-0003 never cited. Run:
-``python tests/perf/calibrate_guard.py`` (~20 s).
+``python tests/perf/calibrate_guard.py [--judge FILE]`` (~20 s; ``--judge`` tries another
+judge ONNX file, e.g. a newly trained one, at its own manifest thresholds or the shipped ones).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import sys
@@ -62,6 +64,9 @@ def quantiles(values: list[float]) -> dict[str, float]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judge", type=Path, help="a judge ONNX file (default: the shipped one)")
+    args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="antinomy-calibrate-"))
     try:
         vault = tmp / "vault"
@@ -123,7 +128,7 @@ def main() -> None:
                 }
             )
         report["statement_cases"] = sorted(worst, key=lambda r: -r["score"])
-        report["judged"] = judged(vault, index, model, all_cases, summaries)
+        report["judged"] = judged(vault, index, model, all_cases, summaries, args.judge)
         print(json.dumps(report, indent=1))
         index.close()
     finally:
@@ -131,9 +136,14 @@ def main() -> None:
 
 
 def judged(
-    vault: Path, index: VaultIndex, model: Any, all_cases: list[Any], summaries: list[str]
+    vault: Path,
+    index: VaultIndex,
+    model: Any,
+    all_cases: list[Any],
+    summaries: list[str],
+    judge_file: Path | None = None,
 ) -> dict[str, Any]:
-    judge = OnnxJudge(resolve_model("judge"))
+    judge = OnnxJudge(resolve_model("judge", judge_file))
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
     vectors = model.embed(summaries)
     by_threshold: dict[str, Any] = {}
