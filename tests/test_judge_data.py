@@ -192,3 +192,48 @@ def test_vitaminc_revisions_pair_the_evidence_a_claim_tells_apart() -> None:
         ("It sold a million copies.", "It sold four million copies.", "contradiction", g)
     ]
     assert out[0].source == "vitaminc_revision"
+
+
+def test_banded_pairs_keep_to_the_band_the_cap_and_the_filter() -> None:
+    import numpy as np
+    import prepare
+
+    # Unit vectors at known angles: cos(v0, v1) = 0.5, cos(v0, v2) = 0.0, cos(v1, v2) ≈ 0.87.
+    v = np.array([[1.0, 0.0], [0.5, 0.866], [0.0, 1.0]], dtype=np.float32)
+    rng = random.Random(0)
+    assert prepare.banded_pairs(v, (0.3, 0.6), 2, rng) == [(0, 1)]
+    assert prepare.banded_pairs(v, (0.3, 0.9), 1, rng) == [(0, 1), (1, 2)]
+    assert prepare.banded_pairs(v, (0.3, 0.9), 2, rng, lambda i, j: 2 not in (i, j)) == [(0, 1)]
+
+
+def test_loose_pairs_use_training_scenarios_only_and_never_one_scenario_twice() -> None:
+    import prepare
+
+    scenarios = [
+        s for s in synth.load_scenarios() if s["kind"] == "scenario" and s["lang"] == "en"
+    ][:40]
+    rows = prepare.loose_pairs(
+        [("Brie Larson is an actress.", True), ("Brie Larson was born in 1989.", True)],
+        scenarios,
+        _bag_of_words,
+        random.Random(1),
+        band=(0.1, 0.6),
+    )
+    by_text: dict[str, set[str]] = {}
+    for sc in scenarios:
+        for key in SCENARIO_FIELDS:
+            for t in synth._list(sc, key):
+                by_text.setdefault(t, set()).add(str(sc["id"]))
+    held_out = {
+        str(sc["id"]) for sc in scenarios if prepare.split_of(f"synth:{sc['id']}", 0.2) == "val"
+    }
+    synth_rows = [r for r in rows if r.source == "synth_loose"]
+    assert synth_rows and all(r.label == "neutral" for r in synth_rows)
+    for r in synth_rows:
+        ids_a, ids_b = by_text.get(r.a, set()), by_text.get(r.b, set())
+        assert ids_a and ids_b and not (ids_a & held_out) and not (ids_b & held_out)
+        assert ids_a != ids_b
+    fever = [r for r in rows if r.source == "fever_loose"]
+    assert [(r.label, {r.a, r.b}) for r in fever] == [
+        (prepare.NOT_CONTRADICTION, {"Brie Larson is an actress.", "Brie Larson was born in 1989."})
+    ]

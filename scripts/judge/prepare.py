@@ -98,6 +98,91 @@ def fever_near(
     return out
 
 
+def banded_pairs(
+    vectors: Any,
+    band: tuple[float, float],
+    per_text: int,
+    rng: random.Random,
+    allowed: Callable[[int, int], bool] = lambda i, j: True,
+) -> list[tuple[int, int]]:
+    """Up to ``per_text`` random partners per row whose cosine lies inside ``band``."""
+    import numpy as np
+
+    sims = vectors @ vectors.T
+    lo, hi = band
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[int, int]] = []
+    for i in range(len(vectors)):
+        inside = [int(j) for j in np.nonzero((sims[i] >= lo) & (sims[i] <= hi))[0] if j != i]
+        rng.shuffle(inside)
+        taken = 0
+        for j in inside:
+            if taken >= per_text:
+                break
+            key = (min(i, j), max(i, j))
+            if key in seen or not allowed(i, j):
+                continue
+            seen.add(key)
+            out.append(key)
+            taken += 1
+    return out
+
+
+def loose_pairs(
+    claims: list[tuple[str, bool]],
+    scenarios: list[dict[str, object]],
+    embed: Embed,
+    rng: random.Random,
+    *,
+    synth_val_share: float = 0.2,
+    band: tuple[float, float] = (0.3, 0.6),
+    per_text: int = 2,
+) -> list[Example]:
+    """Loosely related pairs — a shared word or theme, not one subject — that do not clash.
+
+    The scan's subject gate lets sentence pairs from cosine 0.3 through, and there the judge
+    cried "contradiction" most ("The first hour of the workday belongs to the inbox" /
+    "Thursday noon leaves a full working day and a night to notice", cosine 0.36): its
+    neutral examples were either on one subject or unrelated (cosine near 0). Two sources:
+
+    * two true FEVER claims in the band: "not contradiction" (``fever_loose``);
+    * sentences of two different scenarios of one language in the band: neutral
+      (``synth_loose``). Only scenarios of the training split are used, so the held-out
+      ones stay unseen (they calibrate the note-level threshold).
+    """
+    import numpy as np
+    from synth import _list
+
+    out: list[Example] = []
+    true = sorted({c for c, ok in claims if ok})
+    if len(true) > 1:
+        vectors = np.asarray(embed(true), dtype=np.float32)
+        for i, j in banded_pairs(vectors, band, per_text, rng):
+            out.append(
+                Example(true[i], true[j], NOT_CONTRADICTION, "fever_loose", group=f"feverloose:{i}")
+            )
+    keys = ("rules", "breaks", "keeps", "allowed", "related", "contradicts", "agrees")
+    lines: list[tuple[str, str, str]] = []  # (text, scenario id, language)
+    for sc in scenarios:
+        sid = str(sc.get("id", ""))
+        if split_of(f"synth:{sid}", synth_val_share) != "train":
+            continue
+        texts = [str(sc["base"])] if sc.get("base") else []
+        texts += [t for key in keys for t in _list(sc, key)]
+        lines += [(t, sid, str(sc.get("lang", ""))) for t in texts]
+    if len(lines) > 1:
+        vectors = np.asarray(embed([t for t, _, _ in lines]), dtype=np.float32)
+
+        def apart(i: int, j: int) -> bool:
+            return lines[i][1] != lines[j][1] and lines[i][2] == lines[j][2]
+
+        for i, j in banded_pairs(vectors, band, per_text, rng, apart):
+            out.append(
+                Example(lines[i][0], lines[j][0], "neutral", "synth_loose", f"synth:{lines[i][1]}")
+            )
+    return out
+
+
 def vitaminc_revisions(examples: list[Example], per_claim: int = 1) -> list[Example]:
     """Two revisions of one Wikipedia sentence that a claim tells apart, as contradictions.
 
@@ -140,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         default="vitaminc,fever,synth",
         help="comma list of vitaminc, fever, synth, fever_near (true FEVER claims on one "
         "subject, needs the app's embedder), vitaminc_revision (an evidence that supports "
-        "a claim against one that refutes it)",
+        "a claim against one that refutes it), loose (loosely related pairs that do not "
+        "clash, FEVER and scenarios; needs the embedder)",
     )
     p.add_argument("--val-share", type=float, default=0.05)
     p.add_argument(
@@ -162,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     parts = set(args.parts.split(","))
     examples: list[Example] = []
-    unknown = parts - {"vitaminc", "fever", "synth", "fever_near", "vitaminc_revision"}
+    unknown = parts - {"vitaminc", "fever", "synth", "fever_near", "vitaminc_revision", "loose"}
     if unknown:
         p.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     if parts - {"synth"} and not args.bigbench:
@@ -172,6 +258,17 @@ def main(argv: list[str] | None = None) -> int:
         examples += rows[: args.limit] if args.limit else rows
     if "vitaminc_revision" in parts:
         rows = vitaminc_revisions(list(vitaminc(args.bigbench)))
+        examples += rows[: args.limit] if args.limit else rows
+    if "loose" in parts:
+        from synth import load_scenarios
+
+        rows = loose_pairs(
+            fever_claims(args.bigbench),
+            load_scenarios(),
+            bundled_embed,
+            rng,
+            synth_val_share=args.synth_val_share,
+        )
         examples += rows[: args.limit] if args.limit else rows
     if "fever" in parts:
         n = args.limit or 3000
