@@ -237,3 +237,16 @@ def test_loose_pairs_use_training_scenarios_only_and_never_one_scenario_twice() 
     assert [(r.label, {r.a, r.b}) for r in fever] == [
         (prepare.NOT_CONTRADICTION, {"Brie Larson is an actress.", "Brie Larson was born in 1989."})
     ]
+
+
+def test_shipped_thresholds_follow_the_false_alarm_bound_not_a_precision_that_hides_all() -> None:
+    import calibrate
+
+    # Held-out precision reached 0.9 only at 0.939 (10 of 184 contradictions shown):
+    # the shown threshold is the label-free bound, and 0.939 becomes "high".
+    assert calibrate.shipped_thresholds(0.939, True, 0.8, 0.86) == (0.8, 0.939)
+    # Precision never reached: its best-F0.5 point says nothing about "high".
+    assert calibrate.shipped_thresholds(0.31, False, 0.8, 0.86) == (0.8, 0.86)
+    # "high" always lies above the shown threshold.
+    shown, high = calibrate.shipped_thresholds(0.5, True, 0.8, 0.8)
+    assert shown == 0.8 and high > shown
