@@ -34,7 +34,6 @@ from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores
 from inference.llama_backend import LlamaGenerator
 from inference.registry import ResolvedModel
-from inference.threads import ThreadBudget
 
 __all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
@@ -136,12 +135,10 @@ class Runtime:
 
     def _default_generator(self) -> Generator:
         s = self.settings
-        generator = open_generator(s, on_model=self._seen("llm"))
-        if isinstance(generator, LlamaGenerator):
-            # Threads from the free cores, then by measurement; our own embedder and judge
-            # jobs count as taken cores (inference/threads.py).
-            generator.budget = ThreadBudget(fixed=s.llama.threads, own_busy=self.engines_working)
-        else:
+        # Tokens on the free cores: our own embedder and judge jobs count as taken cores
+        # (inference/threads.py).
+        generator = open_generator(s, on_model=self._seen("llm"), own_busy=self.engines_working)
+        if not isinstance(generator, LlamaGenerator):
             self.reports["llm"].description = generator.backend_name
         return generator
 
