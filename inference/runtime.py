@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -48,6 +49,28 @@ _WARM_TEXT = (
     "nothing is deployed before a weekend. The user decides what to do with it; the tool "
     "only points at the two passages and quotes them exactly. "
 )
+
+
+#: Nice value of the embedder's and the judge's own workers once their engine is up: the
+#: bulk work they run (indexing, a scan's sentence pairs, the guard's decisions) yields
+#: the CPU to generation and to the urgent lane (a guard check, a search query), which
+#: keep the process's priority. Measured with bench_load.py (README "Speed under load").
+BULK_NICE = 10
+
+
+def lower_this_threads_priority(nice: int = BULK_NICE) -> int | None:
+    """Give the calling thread at least ``nice`` (Linux: a thread is its own task; never
+    raises its priority, which would need privileges). Its nice value, or None where the
+    platform has no per-thread priority."""
+    try:
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        if current < nice:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        return os.getpriority(os.PRIO_PROCESS, tid)
+    except (AttributeError, OSError) as exc:  # no per-thread nice here (macOS, Windows)
+        log.info("bulk work keeps its priority: %s", exc)
+        return None
 
 
 class State(enum.Enum):
@@ -190,6 +213,8 @@ class Runtime:
         finally:
             with self._lock:
                 self._running[name] -= 1
+        if name != "llm":  # loaded at full priority (cold start), then bulk work yields
+            lower_this_threads_priority()
 
     def _load(self, name: EngineName, report: EngineReport) -> None:
         try:
