@@ -15,6 +15,7 @@ import pytest
 
 from desktop.flows.guard import (
     DEFAULT_THRESHOLD,
+    SENTENCE_FLOOR,
     Activation,
     DecisionSet,
     Guard,
@@ -30,7 +31,6 @@ from desktop.flows.guard import (
 )
 from desktop.resources import sample_vault_source
 from desktop.vault.index import VaultIndex
-from inference.judge import Thresholds
 from tests.fakes import ScriptedJudge
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -311,29 +311,29 @@ def test_the_judge_is_not_asked_when_no_sentence_shares_the_changes_subject(
     vault: Path, index: VaultIndex
 ) -> None:
     """Near decisions (by statement) are judged only when one of their sentences reaches
-    the judge's ``min_cosine`` with the change; when one does, the same best pairs as
+    the guard's sentence floor with the change; when one does, the same best pairs as
     ever go to the judge together (its int8 scores move with the batch)."""
     embed = WordEmbedder()
     guard = make_guard(vault, index, embed)
+    assert guard.sentence_floor == SENTENCE_FLOOR == 0.3
     against = "Move the billing ledger from the SQLite file into the postgres cluster"
     vector = embed([against])[0]
     snapshot = guard.decisions
     near = np.argsort(-snapshot.scores(vector))[:3]
     sims = np.sort(snapshot.sentence_matrix[snapshot.sentences_of(near.tolist())] @ vector)[::-1]
-    assert sims[0] > sims[1] > 0.2  # the ledger sentence first, others on the same subject
+    assert sims[0] > sims[1] > SENTENCE_FLOOR  # the ledger sentence first, others nearby
 
-    def decide(min_cosine: float) -> tuple[str, int]:
+    def decide(floor: float) -> tuple[str, int]:
         judge = _ledger_judge()
-        judge.thresholds = Thresholds(min_cosine=min_cosine)
+        guard.sentence_floor = floor
         verdict = guard.decide(
-            vector=vector, session_id=f"s{min_cosine}", activation=ON, summary=against, judge=judge
+            vector=vector, session_id=f"s{floor}", activation=ON, summary=against, judge=judge
         )
         return verdict.verdict, len(judge.calls)
 
     assert decide(float(sims[0]) + 0.01) == ("allow", 0)  # nothing shares the subject
     assert decide(float(sims[1]) + 0.01) == ("warn", 3)  # the best does: the best 3 pairs
-    guard.sentence_floor = 2.0  # an explicit floor wins over the judge's
-    assert decide(0.0) == ("allow", 0)
+    assert decide(SENTENCE_FLOOR) == ("warn", 3)
 
 
 def test_a_decisions_sentences_are_found_by_their_span() -> None:

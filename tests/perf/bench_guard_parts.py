@@ -5,8 +5,8 @@ vault's own: the summary's embedding on the urgent lane (the int8 copy the guard
 and the fp32 embedder beside it), the decision scores and candidate selection, and the
 judge on the chosen sentence pairs — p50/p99 ms each and in total, with the load
 average. Side by side on the same checks: the decision as shipped (the judge skipped
-when no sentence of the near decisions reaches the judge's ``min_cosine``) and with every
-near decision judged (``sentence_floor`` off, the previous behaviour); and the old way of
+when no sentence of the near decisions reaches ``SENTENCE_FLOOR``) and with every near
+decision judged (``sentence_floor`` off, the previous behaviour); and the old way of
 finding the near decisions' sentences (a walk over all of them) against the spans. The
 hook's end-to-end figure (a new interpreter per call, HTTP) is bench_guard.py's.
 
@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.embedding import embedding_model
-from desktop.flows.guard import Activation, Guard
+from desktop.flows.guard import SENTENCE_FLOOR, Activation, Guard
 from desktop.service.hook import summarize
 from desktop.vault.index import VaultIndex
 from inference.runtime import Runtime
@@ -131,7 +131,7 @@ def bench(rt: Runtime, root: Path, checks: int) -> dict[str, Any]:
             vector=vec[0], session_id=f"all{i}", activation=on, summary=summary, judge=judge
         )
         t2 = time.perf_counter()
-        guard.sentence_floor = None
+        guard.sentence_floor = SENTENCE_FLOOR
         judged_all += len(judge.ms) > calls
         parts["decide_every_near_judged"].append((t2 - t1) * 1000)
         parts["total_every_near_judged"].append((embedded - start + t2 - t1) * 1000)

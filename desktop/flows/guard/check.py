@@ -16,6 +16,7 @@ import numpy.typing as npt
 from desktop.flows.guard.constants import (
     JUDGED_DECISIONS,
     JUDGED_PAIRS,
+    SENTENCE_FLOOR,
     SUBJECT_FLOOR,
 )
 from desktop.flows.guard.decisions import (
@@ -85,9 +86,9 @@ class Guard:
         self._split: dict[str, tuple[str, ...]] = {}
         #: Set once the decisions were read (a first :meth:`refresh` succeeded).
         self.ready = threading.Event()
-        #: Cosine a decision sentence needs with the change to be judged; None: the
-        #: judge's own "shares a subject" threshold (``Thresholds.min_cosine``).
-        self.sentence_floor: float | None = None
+        #: Cosine the best decision sentence needs with the change for the judge to be
+        #: asked (:data:`SENTENCE_FLOOR`; benchmarks set it lower to compare).
+        self.sentence_floor = SENTENCE_FLOOR
         self.index: VaultIndex | None = None
         if index is not None and embed is not None:
             self.attach(index=index, embed=embed, model_id=model_id)
@@ -255,14 +256,10 @@ class Guard:
                 np.asarray(vector, dtype=np.float32),
             )
             order = np.argsort(-sims)[:JUDGED_PAIRS]
-            floor = judge.thresholds.min_cosine
-            if self.sentence_floor is not None:
-                floor = self.sentence_floor
-            if float(sims[int(order[0])]) < floor:
+            if float(sims[int(order[0])]) < self.sentence_floor:
                 # No sentence of the near decisions shares the change's subject: nothing
-                # to judge (calibrate_guard.py: every warning came from a check whose best
-                # pair had cosine 0.39 or more). When one does, the same pairs as before
-                # are judged together: the int8 judge's scores move with the batch.
+                # to judge (SENTENCE_FLOOR). When one does, the same pairs as before are
+                # judged together: the int8 judge's scores move with the batch.
                 best = int(near[0])
                 return GuardVerdict("allow", snapshot.decisions[best], 0.0)
             picked = [int(candidates[int(i)]) for i in order]
