@@ -21,8 +21,9 @@ while our own embedder ran. Three rules follow:
   Before each token the generator asks :meth:`ThreadBudget.threads` how many cores
   are free: the cores this process may run on, minus those other processes kept busy
   over the last fraction of a second (``/proc/stat`` minus our own CPU time; a
-  ``nice``d job counts, its memory traffic slows a token as much), minus our own
-  other engines that are working (the embedder, the judge, each on one thread).
+  ``nice``d job counts too: the "background job" above ran at ``nice 19``, and with
+  autogroup scheduling a niced job in another session still gets its share), minus
+  our own other engines that are working (the embedder, the judge, each on one thread).
 
 The time of each step is still recorded per thread count (:meth:`ThreadBudget.rates`,
 for benchmarks and diagnostics). A thread count set in the settings
