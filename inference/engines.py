@@ -53,9 +53,14 @@ DEFAULTS = RuntimeSettings()
 
 
 def open_generator(
-    settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None
+    settings: RuntimeSettings = DEFAULTS,
+    *,
+    on_model: ModelSeen | None = None,
+    own_busy: Callable[[], int] | None = None,
 ) -> Generator:
-    """The LLM: llama.cpp in-process, or the configured OpenAI-compatible server."""
+    """The LLM: llama.cpp in-process, or the configured OpenAI-compatible server.
+    ``own_busy``: how many of our other engines are working right now, for llama.cpp's
+    thread budget (inference/threads.py)."""
     if settings.backend == "http":
         if settings.http is None:
             raise ModelUnavailable(
@@ -65,11 +70,13 @@ def open_generator(
 
         return OpenAIHttpGenerator(settings.http)
     from inference.llama_backend import LlamaGenerator
+    from inference.threads import ThreadBudget
 
     model = resolve_model("llm", settings.llm_path, verify=settings.verify_hashes)
     if on_model is not None:
         on_model(model)
-    return LlamaGenerator(model, settings.llama)
+    budget = ThreadBudget(fixed=settings.llama.threads, own_busy=own_busy)
+    return LlamaGenerator(model, settings.llama, budget=budget)
 
 
 def open_embedder(

@@ -59,8 +59,8 @@ class LlamaSettings:
     #: The shipped model was trained for 8192; a classic scan (20 notes × 800
     #: characters) needs ~4.5k tokens with its answer. KV cache at 8192: ~190 MB.
     n_ctx: int = 8192
-    #: 0 = chosen before each prompt batch and token from the cores free right now
-    #: (inference/threads.py); a positive number is used as given.
+    #: 0 = every core for a prompt batch, the cores free right now for each generated
+    #: token (inference/threads.py); a positive number is used as given for both.
     threads: int = 0
     n_batch: int = 512
     #: Off by default in llama-cpp-python; on: ~10 % faster generation, 10–20 % faster prompts.
@@ -98,8 +98,7 @@ class LlamaGenerator(Generator):
         self.backend_name = "llama.cpp (embedded)"
         #: How many threads to use, asked before every prompt batch and token.
         self.budget = budget or ThreadBudget(fixed=self.settings.threads)
-        self.budget.prime()
-        self._threads_now = self.budget.threads()
+        self._threads_now = self.budget.threads("prompt")
         try:
             self._llama = llama_cpp.Llama(
                 model_path=str(model.path),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +35,6 @@ from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores
 from inference.llama_backend import LlamaGenerator
 from inference.registry import ResolvedModel
-from inference.threads import ThreadBudget
 
 __all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
@@ -49,6 +49,28 @@ _WARM_TEXT = (
     "nothing is deployed before a weekend. The user decides what to do with it; the tool "
     "only points at the two passages and quotes them exactly. "
 )
+
+
+#: Nice value of the embedder's and the judge's own workers once their engine is up: the
+#: bulk work they run (indexing, a scan's sentence pairs, the guard's decisions) yields
+#: the CPU to generation and to the urgent lane (a guard check, a search query), which
+#: keep the process's priority. Measured with bench_load.py (README "Speed under load").
+BULK_NICE = 10
+
+
+def lower_this_threads_priority(nice: int = BULK_NICE) -> int | None:
+    """Give the calling thread at least ``nice`` (Linux: a thread is its own task; never
+    raises its priority, which would need privileges). Its nice value, or None where the
+    platform has no per-thread priority."""
+    try:
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        if current < nice:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        return os.getpriority(os.PRIO_PROCESS, tid)
+    except (AttributeError, OSError) as exc:  # no per-thread nice here (macOS, Windows)
+        log.info("bulk work keeps its priority: %s", exc)
+        return None
 
 
 class State(enum.Enum):
@@ -136,12 +158,10 @@ class Runtime:
 
     def _default_generator(self) -> Generator:
         s = self.settings
-        generator = open_generator(s, on_model=self._seen("llm"))
-        if isinstance(generator, LlamaGenerator):
-            # Threads from the free cores, then by measurement; our own embedder and judge
-            # jobs count as taken cores (inference/threads.py).
-            generator.budget = ThreadBudget(fixed=s.llama.threads, own_busy=self.engines_working)
-        else:
+        # Tokens on the free cores: our own embedder and judge jobs count as taken cores
+        # (inference/threads.py).
+        generator = open_generator(s, on_model=self._seen("llm"), own_busy=self.engines_working)
+        if not isinstance(generator, LlamaGenerator):
             self.reports["llm"].description = generator.backend_name
         return generator
 
@@ -193,6 +213,8 @@ class Runtime:
         finally:
             with self._lock:
                 self._running[name] -= 1
+        if name != "llm":  # loaded at full priority (cold start), then bulk work yields
+            lower_this_threads_priority()
 
     def _load(self, name: EngineName, report: EngineReport) -> None:
         try:

@@ -1,31 +1,35 @@
 """How many threads llama.cpp may use, chosen from what the machine has free right now.
 
-Measured on a 2-core machine with one core busy elsewhere: llama.cpp's
-OpenMP workers spin-wait for each other, so two threads sharing a core with another
-busy process collapse — cold start to the engines warm 11.5–27.8 s on 2 threads
-against 2.0–2.2 s on 1, generation 96 → 11 tok/s while our own embedder ran. Two
-rules follow:
+Measured on a 2-core machine: llama.cpp's OpenMP workers spin-wait for each other, so
+two threads sharing a core with another busy process collapse — cold start to the
+engines warm 11.5–27.8 s on 2 threads against 2.0–2.2 s on 1, generation 96 → 11 tok/s
+while our own embedder ran. Three rules follow:
 
 * **Passive waiting.** ``OMP_WAIT_POLICY=PASSIVE`` makes an idle OpenMP worker sleep
   instead of spinning (2-thread prompt processing on a loaded machine: 17 → 110
   tok/s). OpenMP reads it once, when its library loads, so :func:`passive_openmp`
   must run before ``llama_cpp`` is imported; a value the user set is kept.
-* **Never two engines spinning on one core.** Before a prompt batch and before each
-  token the generator asks :meth:`ThreadBudget.threads` how many cores are free:
-  the cores this process may run on, minus those other processes kept busy over the
-  last fraction of a second (``/proc/stat`` minus our own CPU time), minus our own
-  other engines that are working (the embedder, the judge, each on one thread).
+* **Prompt batches on every core.** A prompt batch is hundreds of tokens of work
+  between two synchronisations, so with passive waiting an extra thread is an extra
+  share of the CPU even where a core is busy: measured faster on 2 threads than on 1
+  idle, beside a process spinning on one core (cold start 3.4–3.7 s against 4.2–5.1)
+  and beside a background job (113–173 against 92–133 tok/s).
+* **Generated tokens on the free cores.** One token is a few milliseconds of work
+  with a synchronisation per layer, so a second thread whose core is busy makes every
+  token wait for it: with our embedder busy, 1 thread gave 59 tok/s and 2 threads 40;
+  beside a background job 50–68 against 38–49; idle, 2 threads won (67 against 48).
+  Before each token the generator asks :meth:`ThreadBudget.threads` how many cores
+  are free: the cores this process may run on, minus those other processes kept busy
+  over the last fraction of a second (``/proc/stat`` minus our own CPU time; a
+  ``nice``d job counts too: the "background job" above ran at ``nice 19``, and with
+  autogroup scheduling a niced job in another session still gets its share), minus
+  our own other engines that are working (the embedder, the judge, each on one thread).
 
-* **Measured, not guessed.** The free-core count is only the starting point. With
-  passive waiting, a thread sharing its core no longer stalls the others for long,
-  and on a machine oversubscribed by other processes each thread is also a share
-  of the CPU: measured here at load 6 on 2 cores, 2 threads gave 22–34 tok/s with
-  our embedder busy where 1 thread gave 11–13. So the budget times what the
-  generator actually gets (tokens per second, per thread count, separately for
-  prompt batches and for generated tokens) and uses the faster count, trying the
-  other one for a few steps now and then, so it follows the machine as it changes.
-
-A thread count set in the settings (``performance.llm_threads``) is used as given.
+The time of each step is still recorded per thread count (:meth:`ThreadBudget.rates`,
+for benchmarks and diagnostics). A thread count set in the settings
+(``performance.llm_threads``) is used as given for both kinds of step — on a machine
+oversubscribed by other work (load 6 on 2 cores) 2 threads measured faster for tokens
+too (22–34 against 11–13 tok/s), and that is the setting to use there.
 """
 
 from __future__ import annotations
@@ -42,9 +46,6 @@ _MIN_WINDOW = 0.05
 _REUSE_SECONDS = 0.25
 #: A core counts as busy elsewhere when other processes used this much of it.
 _BUSY_FRACTION = 0.5
-#: Every this many steps the other thread counts are tried for PROBE_STEPS steps.
-PROBE_EVERY = 32
-PROBE_STEPS = 4
 #: Weight of the newest rate in a thread count's running average.
 _SMOOTHING = 0.25
 
@@ -134,8 +135,8 @@ class ThreadChoice:
 
 
 class ThreadBudget:
-    """Answers "how many threads now?" for one generator, and learns from
-    :meth:`record` which count runs faster. Any thread may call it.
+    """Answers "how many threads now?" for one generator: every core for a prompt batch,
+    the free cores for a generated token. Any thread may call it.
 
     ``own_busy`` returns how many of our other engines are working right now (the
     runtime counts its embedder and judge jobs, and engines still warming up).
@@ -157,13 +158,14 @@ class ThreadBudget:
         self.cores = cores or usable_cores()
         self._sample = sample
         self._lock = threading.Lock()
+        # The first window opens now; by the first token (after loading and the prompt)
+        # it is long enough. Until then nothing is known to be busy elsewhere.
         self._last: CpuSample | None = sample() if fixed <= 0 else None
         self._elsewhere = 0.0
         self._measured_at = float("-inf")
         #: The last free-core estimate, for diagnostics and benchmarks.
         self.last: ThreadChoice | None = None
         self._rates: dict[str, dict[int, float]] = {}
-        self._steps: dict[str, int] = {}
 
     def _measure(self) -> float:
         now = time.monotonic()
@@ -181,16 +183,12 @@ class ThreadBudget:
             self._measured_at = now
             return self._elsewhere
 
-    def prime(self) -> None:
-        """Take a first measurement window now (blocks ~50 ms): call before loading."""
-        if self.fixed > 0:
-            return
-        time.sleep(_MIN_WINDOW)
-        self._measured_at = float("-inf")
-        self._measure()
+    def all_cores(self) -> int:
+        """Threads for a prompt batch: every core this process may use (up to the limit)."""
+        return max(1, min(self.limit, self.cores))
 
     def free_cores(self) -> int:
-        """Threads for the cores nobody else uses now (the starting point)."""
+        """Threads for the cores nobody else uses now (a generated token)."""
         elsewhere = self._measure()
         own = self.own_busy()
         n = choose_threads(
@@ -204,24 +202,13 @@ class ThreadBudget:
         if self.fixed > 0:
             self.last = ThreadChoice(self.fixed, self.cores, 0.0, 0, True)
             return self.fixed
-        with self._lock:
-            rates = self._rates.setdefault(kind, {})
-            step = self._steps.get(kind, 0)
-            self._steps[kind] = step + 1
-        if not rates:
-            return self.free_cores()  # nothing measured yet: start from the free cores
-        candidates = list(range(1, min(self.limit, self.cores) + 1))
-        untried = [n for n in candidates if n not in rates]
-        if untried:
-            return untried[0]  # every count gets measured once, early
-        best = max(rates, key=rates.__getitem__)
-        others = [n for n in candidates if n != best]
-        if others and step % PROBE_EVERY >= PROBE_EVERY - PROBE_STEPS:
-            return others[(step // PROBE_EVERY) % len(others)]
-        return best
+        if kind == "prompt":
+            return self.all_cores()
+        return self.free_cores()
 
     def record(self, kind: str, threads: int, steps: int, seconds: float) -> None:
-        """``steps`` tokens of ``kind`` took ``seconds`` on ``threads`` threads."""
+        """``steps`` tokens of ``kind`` took ``seconds`` on ``threads`` threads (kept as a
+        running average per count, for :meth:`rates`)."""
         if self.fixed > 0 or seconds <= 0 or steps <= 0:
             return
         rate = steps / seconds

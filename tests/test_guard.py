@@ -15,11 +15,14 @@ import pytest
 
 from desktop.flows.guard import (
     DEFAULT_THRESHOLD,
+    SENTENCE_FLOOR,
     Activation,
+    DecisionSet,
     Guard,
     GuardError,
     GuardSettings,
     GuardSwitch,
+    StandingDecision,
     bound_summary,
     load_settings,
     save_settings,
@@ -302,6 +305,49 @@ def test_the_judge_warns_once_per_session_and_honours_the_vault_threshold(
     assert guard.decide(session_id="u", judge=_ledger_judge(), **args).verdict == "allow"
     with pytest.raises(GuardError, match=r"judge_threshold 1\.5 is out of range"):
         GuardSettings(judge_threshold=1.5).validated()
+
+
+def test_the_judge_is_not_asked_when_no_sentence_shares_the_changes_subject(
+    vault: Path, index: VaultIndex
+) -> None:
+    """Near decisions (by statement) are judged only when one of their sentences reaches
+    the guard's sentence floor with the change; when one does, the same best pairs as
+    ever go to the judge together (its int8 scores move with the batch)."""
+    embed = WordEmbedder()
+    guard = make_guard(vault, index, embed)
+    assert guard.sentence_floor == SENTENCE_FLOOR == 0.3
+    against = "Move the billing ledger from the SQLite file into the postgres cluster"
+    vector = embed([against])[0]
+    snapshot = guard.decisions
+    near = np.argsort(-snapshot.scores(vector))[:3]
+    sims = np.sort(snapshot.sentence_matrix[snapshot.sentences_of(near.tolist())] @ vector)[::-1]
+    assert sims[0] > sims[1] > SENTENCE_FLOOR  # the ledger sentence first, others nearby
+
+    def decide(floor: float) -> tuple[str, int]:
+        judge = _ledger_judge()
+        guard.sentence_floor = floor
+        verdict = guard.decide(
+            vector=vector, session_id=f"s{floor}", activation=ON, summary=against, judge=judge
+        )
+        return verdict.verdict, len(judge.calls)
+
+    assert decide(float(sims[0]) + 0.01) == ("allow", 0)  # nothing shares the subject
+    assert decide(float(sims[1]) + 0.01) == ("warn", 3)  # the best does: the best 3 pairs
+    assert decide(SENTENCE_FLOOR) == ("warn", 3)
+
+
+def test_a_decisions_sentences_are_found_by_their_span() -> None:
+    decisions = tuple(
+        StandingDecision(path=f"d{i}.md", id=f"D{i}", title="t", kind="decision", text="x")
+        for i in range(3)
+    )
+    rows = ((0, "a"), (0, "b"), (2, "c"))
+    snapshot = DecisionSet(decisions, sentences=rows)
+    assert snapshot.sentences_of([2, 0]).tolist() == [2, 0, 1]
+    assert snapshot.sentences_of([1]).tolist() == []
+    assert snapshot.sentences_of([]).tolist() == []
+    with pytest.raises(ValueError, match="in decision order"):
+        DecisionSet(decisions, sentences=((2, "c"), (0, "a")))
 
 
 def test_a_changed_decision_is_the_only_note_read_again(

@@ -3,8 +3,9 @@
 Recorded PreToolUse payloads (tests/data/hooks/, Claude Code and Codex) go to
 a real endpoint on an ephemeral port, guarding a copy of the sample vault.
 The failure cases (endpoint stopped, killed mid-request, too slow, bad token)
-must all end the same way: exit 0, nothing on stdout, one line on stderr,
-within the budget + 50 ms.
+must all end the same way: exit 0, nothing on stdout, one line on stderr — and a
+slow endpoint's answer is not waited for. These tests check that behaviour, not
+speed: how long failing open takes on this machine is tests/perf/bench_hook.py's.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from inference import paths
 from tests.service_util import TOKEN
 
 DATA = Path(__file__).parent / "data" / "hooks"
-BUDGET = 0.3
 
 
 def payload(name: str, **changes: Any) -> dict[str, Any]:
@@ -62,23 +62,11 @@ def write_token(value: str = TOKEN) -> None:
     (folder / "endpoint-token").write_text(value + "\n")
 
 
-def startup_seconds() -> float:
-    """How long a hook process that asks nothing takes right now (the machine may be loaded)."""
-    return min(run_hook(["pretooluse"], payload("claude_bash_short"))[3] for _ in range(2))
-
-
-def within_budget(budget: float) -> float:
-    """The budget counts from process start, so the client ends by budget + 50 ms — unless the
-    interpreter's start alone took longer than the budget (a loaded machine); then by that."""
-    return max(budget, startup_seconds()) + 0.05
-
-
-def assert_failed_open(rc: int, out: str, err: str, seconds: float, *, within: float) -> None:
+def assert_failed_open(rc: int, out: str, err: str) -> None:
     assert rc == 0
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("antinomy-hook: "), err
-    assert seconds < within, f"took {seconds * 1000:.0f} ms"
 
 
 # ---------------------------------------------------------------- without a server
@@ -153,16 +141,48 @@ def test_bad_input_fails_open_with_one_line(args: list[str], stdin: str, message
 
 
 def test_no_token_fails_open() -> None:
-    rc, out, err, seconds = run_hook(["pretooluse"], payload("claude_bash_contradicts"), port=9)
-    assert_failed_open(rc, out, err, seconds, within=within_budget(BUDGET))
+    rc, out, err, _ = run_hook(["pretooluse"], payload("claude_bash_contradicts"), port=9)
+    assert_failed_open(rc, out, err)
     assert "no endpoint token at" in err
 
 
-def test_stopped_endpoint_fails_open_within_budget() -> None:
+def test_stopped_endpoint_fails_open() -> None:
     write_token()
-    rc, out, err, seconds = run_hook(["pretooluse"], payload("claude_bash_contradicts"), port=9)
-    assert_failed_open(rc, out, err, seconds, within=within_budget(BUDGET))
+    rc, out, err, _ = run_hook(["pretooluse"], payload("claude_bash_contradicts"), port=9)
+    assert_failed_open(rc, out, err)
     assert "endpoint not running on 127.0.0.1:9; tool allowed" in err
+
+
+def test_the_interpreters_start_counts_against_the_budget() -> None:
+    """The budget runs from process start (what the agent waits for), not from main():
+    a process 0.3 s old has at most 0.7 s of a 1 s budget left."""
+    code = (
+        "import time; time.sleep(0.3); from desktop.service.hook import process_start_deadline; "
+        "print(process_start_deadline(1.0) - time.monotonic())"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    left = float(proc.stdout)
+    assert 0.0 < left <= 0.7
+
+
+def test_a_spent_budget_asks_nothing_and_fails_open() -> None:
+    """With no time left the client does not even connect: a listening socket that never
+    accepts would otherwise hold it."""
+    import socket
+
+    write_token()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        rc, out, err, _ = run_hook(
+            ["pretooluse", "--budget-ms", "0"], payload("claude_bash_contradicts"), port=port
+        )
+        server.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            server.accept()  # no connection is waiting: the client never connected
+    assert_failed_open(rc, out, err)
+    assert "no answer within 0 ms; tool allowed" in err
 
 
 # ---------------------------------------------------------------- against a real endpoint
@@ -270,37 +290,49 @@ def test_project_switched_off_prints_nothing(hook_env: EndpointHandle, tmp_path:
 @pytest.mark.model
 def test_wrong_token_fails_open(hook_env: EndpointHandle) -> None:
     write_token("not-the-token")
-    rc, out, err, seconds = run_hook(
+    rc, out, err, _ = run_hook(
         ["pretooluse", *SLACK], payload("claude_bash_contradicts"), port=hook_env.port
     )
-    assert_failed_open(rc, out, err, seconds, within=10)
+    assert_failed_open(rc, out, err)
     # The endpoint cannot prove it holds a token the hook does not have: nothing is sent.
     assert "did not prove it holds the endpoint token" in err
 
 
 @pytest.mark.model
-def test_slow_endpoint_fails_open_within_budget(runtime: Any) -> None:
+def test_a_slow_endpoint_is_not_waited_for(runtime: Any) -> None:
+    """The client gives up at its budget: it has exited, allowed, while the endpoint is
+    still working on the answer (which would have been a warning)."""
+    import threading
+
     write_token()
     handle = start_endpoint(runtime=runtime, port=0, token=TOKEN, publish=False, guard=False)
+    release = threading.Event()
+    started: list[str] = []
+    answered: list[str] = []
 
     def slow(body: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(2)
+        started.append(body["session_id"])
+        release.wait(30)
+        answered.append(body["session_id"])
         return {"output": {"never": "printed"}}
 
     handle.register_route("/v1/guard/check", slow)
     try:
-        rc, out, err, seconds = run_hook(
-            ["pretooluse"], payload("claude_bash_contradicts"), port=handle.port
-        )
-        assert_failed_open(rc, out, err, seconds, within=within_budget(BUDGET))
-        assert "no answer within 300 ms; tool allowed" in err
-        rc, out, err, seconds = run_hook(
-            ["pretooluse", "--budget-ms", "150"],
-            payload("claude_bash_contradicts"),
-            port=handle.port,
-        )
-        assert_failed_open(rc, out, err, seconds, within=within_budget(0.15))
+        for args, message in (
+            (["pretooluse"], "no answer within 300 ms; tool allowed"),
+            (["pretooluse", "--budget-ms", "150"], "no answer within 150 ms; tool allowed"),
+        ):
+            sid = session("slow")
+            rc, out, err, _ = run_hook(
+                args, payload("claude_bash_contradicts", session_id=sid), port=handle.port
+            )
+            assert_failed_open(rc, out, err)
+            assert message in err
+            # Only a request the endpoint received shows the client waited on it and left.
+            if sid in started:
+                assert sid not in answered
     finally:
+        release.set()
         handle.stop()
 
 
@@ -311,7 +343,12 @@ _KILLABLE_SERVER = textwrap.dedent(
     from desktop.service.server import start_endpoint
     handle = start_endpoint(runtime=Runtime(), port=0, token=sys.argv[1], publish=False,
                             guard=False)
-    handle.register_route("/v1/guard/check", lambda body: time.sleep(30) or {})
+    def hold(body):
+        print("received", flush=True)
+        time.sleep(30)
+        return {}
+
+    handle.register_route("/v1/guard/check", hold)
     print(handle.port, flush=True)
     time.sleep(60)
     """
@@ -326,25 +363,25 @@ def test_endpoint_killed_mid_request_fails_open() -> None:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
+        command = [sys.executable, "-m", "desktop.service.hook", "pretooluse", "--port", str(port)]
         hook = subprocess.Popen(
-            [sys.executable, "-m", "desktop.service.hook", "pretooluse", "--port", str(port)],
+            [*command, *SLACK],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        t0 = time.perf_counter()
         assert hook.stdin is not None
         hook.stdin.write(json.dumps(payload("claude_bash_contradicts")))
         hook.stdin.close()
-        time.sleep(0.12)  # the request is in the server's hands now
+        # SLACK: the kill, not the budget, must end this call.
+        assert server.stdout.readline().strip() == "received"  # in the server's hands now
         server.send_signal(signal.SIGKILL)
         assert hook.stdout is not None and hook.stderr is not None
         out, err = hook.stdout.read(), hook.stderr.read()
         hook.wait(timeout=10)
-        seconds = time.perf_counter() - t0
-        assert_failed_open(hook.returncode, out, err, seconds, within=within_budget(BUDGET))
-        assert "tool allowed" in err
+        assert_failed_open(hook.returncode, out, err)
+        assert "tool allowed" in err and "no answer within" not in err
     finally:
         server.kill()
         server.wait()

@@ -166,7 +166,7 @@ def test_a_gguf_header_with_garbage_is_refused(tmp_path: Path) -> None:
     assert "choose another GGUF model" in str(info.value)
 
 
-def test_generation_starts_from_the_free_cores_and_measures_both_counts(
+def test_prompts_run_on_every_core_and_tokens_on_the_free_ones(
     generator: LlamaGenerator,
 ) -> None:
     busy = threading.Event()
@@ -174,18 +174,18 @@ def test_generation_starts_from_the_free_cores_and_measures_both_counts(
     quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)  # nothing else on the machine
     budget = ThreadBudget(own_busy=lambda: int(busy.is_set()), cores=2, sample=lambda: quiet)
     generator.budget = budget
+    generator.thread_use.clear()
+    greedy = GenerationSettings(max_tokens=6, temperature=0.0)
     try:
-        busy.set()  # our embedder is running: the first step takes the one free core
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=1))
-        assert generator.thread_use.get(1)
+        busy.set()  # our embedder is running: tokens leave its core alone
+        c = generator.complete([Message("user", "Tell me a story")], settings=greedy)
+        assert generator.thread_use == {2: 1, 1: c.tokens_out}  # one prompt batch, then tokens
+        assert set(budget.rates()["token"]) == {1} and set(budget.rates()["prompt"]) == {2}
         busy.clear()
-        generator.complete(
-            [Message("user", "Tell me a story")],
-            settings=GenerationSettings(max_tokens=12, temperature=0.0),
-        )
-        rates = budget.rates()
-        assert set(rates["token"]) == {1, 2} and all(r > 0 for r in rates["token"].values())
-        assert set(generator.thread_use) == {1, 2}
+        generator.thread_use.clear()
+        c = generator.complete([Message("user", "Tell me another story")], settings=greedy)
+        assert generator.thread_use == {2: 1 + c.tokens_out}
+        assert all(r > 0 for r in budget.rates()["token"].values())
     finally:
         generator.budget = fixed
 

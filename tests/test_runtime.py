@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 import time
 
@@ -12,7 +14,7 @@ import pytest
 from inference.base import Completion, Generator, Message
 from inference.embedder import Embedder, Vectors
 from inference.errors import ModelUnavailable
-from inference.runtime import Runtime, State
+from inference.runtime import BULK_NICE, Runtime, State
 from tests.fakes import ScriptedGenerator, ScriptedJudge
 
 
@@ -336,3 +338,27 @@ def test_a_non_onnx_embedder_is_the_guards_own() -> None:
     rt.wait_ready(timeout=10)
     assert rt.guard_embedder() is rt.embedder and rt.guard_embedder_note is None
     rt.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_bulk_work_yields_the_cpu_and_the_urgent_lane_does_not() -> None:
+    """Once up, the embedder's and the judge's own workers run at a lower priority (a bulk
+    batch yields to generation and to a check); the urgent lane and the LLM keep ours."""
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=ScriptedJudge,
+    )
+    rt.wait_ready(timeout=10)
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        assert rt.submit("embedder", nice).result() == max(ours, BULK_NICE)
+        assert rt.submit("judge", nice).result() == max(ours, BULK_NICE)
+        assert rt._urgent_pool.submit(nice).result() == ours
+        assert rt.submit("llm", nice).result() == ours
+    finally:
+        rt.close()

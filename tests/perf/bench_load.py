@@ -5,8 +5,9 @@ average beside it.
 1. **Cold start**: a fresh process brings the three engines up (LLM, embedder, judge)
    until all are warm, with one core kept busy by a spinning process and without,
    for ``llm_threads`` 0 (chosen, the default) and 2 (the old default on 2 cores).
-2. **Generation** tok/s of a 96-token answer, idle and while the embedder runs bulk
-   batches on its worker, for the chosen budget and fixed 1 and 2 threads (same process).
+2. **Generation** tok/s of a 96-token answer, idle, while the embedder runs bulk
+   batches on its worker, and while a process spins on one core, for the chosen
+   budget and fixed 1 and 2 threads (same process).
 3. **Prompt reuse**: the pair describer's requests with another request between each,
    prompt seconds with the saved system-message state and with it dropped each time.
 
@@ -119,12 +120,23 @@ def generation(rt: Any) -> dict[str, Any]:
         busy_load = load()
         stop.set()
         worker.join()
+        proc = spinner()
+        try:
+            time.sleep(0.5)
+            spinning = [rate() for _ in range(2)]
+            spin_load = load()
+        finally:
+            proc.kill()
+            proc.wait()
         out[name] = {
             "idle_tok_s": round(statistics.median(idle), 1),
             "idle_load": idle_load,
             "embedder_busy_tok_s": round(statistics.median(busy), 1),
             "busy_load": busy_load,
             "busy_over_idle": round(statistics.median(busy) / statistics.median(idle), 2),
+            "core_spinning_tok_s": round(statistics.median(spinning), 1),
+            "spinning_load": spin_load,
+            "spinning_over_idle": round(statistics.median(spinning) / statistics.median(idle), 2),
         }
     gen.budget = chosen
     out["threads_used"] = dict(sorted(gen.thread_use.items()))

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from desktop.flows.guard.constants import (
     JUDGED_DECISIONS,
     JUDGED_PAIRS,
+    SENTENCE_FLOOR,
     SUBJECT_FLOOR,
 )
 from desktop.flows.guard.decisions import (
@@ -85,6 +86,9 @@ class Guard:
         self._split: dict[str, tuple[str, ...]] = {}
         #: Set once the decisions were read (a first :meth:`refresh` succeeded).
         self.ready = threading.Event()
+        #: Cosine the best decision sentence needs with the change for the judge to be
+        #: asked (:data:`SENTENCE_FLOOR`; benchmarks set it lower to compare).
+        self.sentence_floor = SENTENCE_FLOOR
         self.index: VaultIndex | None = None
         if index is not None and embed is not None:
             self.attach(index=index, embed=embed, model_id=model_id)
@@ -244,16 +248,21 @@ class Guard:
             best = int(np.argmax(scores))
             return GuardVerdict("allow", snapshot.decisions[best], 0.0)
         near = near[np.argsort(-scores[near])][:JUDGED_DECISIONS]
-        rows = set(int(i) for i in near)
-        candidates = [k for k, (row, _) in enumerate(snapshot.sentences) if row in rows]
-        if candidates:
+        candidates = snapshot.sentences_of([int(i) for i in near])
+        if candidates.size:
             sims = np.einsum(
                 "ij,j->i",
                 snapshot.sentence_matrix[candidates],
                 np.asarray(vector, dtype=np.float32),
             )
             order = np.argsort(-sims)[:JUDGED_PAIRS]
-            picked = [candidates[int(i)] for i in order]
+            if float(sims[int(order[0])]) < self.sentence_floor:
+                # No sentence of the near decisions shares the change's subject: nothing
+                # to judge (SENTENCE_FLOOR). When one does, the same pairs as before are
+                # judged together: the int8 judge's scores move with the batch.
+                best = int(near[0])
+                return GuardVerdict("allow", snapshot.decisions[best], 0.0)
+            picked = [int(candidates[int(i)]) for i in order]
         else:
             picked = []
         pairs = [(summary, snapshot.sentences[k][1]) for k in picked]

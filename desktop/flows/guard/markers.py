@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from desktop.flows.guard.constants import MARKER_MAX_AGE
-from desktop.flows.guard.settings import _write_json
 from desktop.vault.layout import state_dir
+from inference import atomic
 
 
 class SessionMarkers:
@@ -35,7 +35,13 @@ class SessionMarkers:
     def mark(self, session_id: str, path: str) -> None:
         with self._lock:
             warned = self.warned(session_id) | {path}
-            _write_json(self._file(session_id), {"session": session_id, "warned": sorted(warned)})
+            # Atomic but not fsynced: a warning's check waits for this write, and a marker
+            # lost to a power cut costs one repeated warning, nothing more.
+            atomic.write_json(
+                self._file(session_id),
+                {"session": session_id, "warned": sorted(warned)},
+                durable=False,
+            )
             if time.time() - self._pruned_at > 3600:
                 self.prune()
 
