@@ -122,6 +122,9 @@ class Runtime:
         #: Interactive embeddings (a guard check, a search query) run here, beside a bulk
         #: batch on the embedder's own worker: the ONNX session allows two callers.
         self._urgent_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed-urgent")
+        # Started now, like the other workers (which start by loading their engine), not
+        # on the first urgent call: a runtime's threads are all there from its start.
+        self._urgent_pool.submit(lambda: None)
         self._judge_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-judge")
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
