@@ -187,3 +187,29 @@ def test_not_contradiction_rows_pay_for_the_contradiction_share_only() -> None:
     also_calm = train.target_loss(torch.tensor([[-3.0, 0.0, 2.0]]), nc, None, torch)
     alarmed = train.target_loss(torch.tensor([[3.0, 0.0, 0.0]]), nc, None, torch)
     assert torch.isclose(calm, also_calm) and alarmed > 10 * calm
+
+
+def test_false_contradiction_is_the_share_of_rows_read_as_contradictions(monkeypatch) -> None:
+    sys.path.insert(0, str(SCRIPTS))
+    import train
+
+    logits = {
+        ("x", "y"): [3.0, 0.0, 0.0],
+        ("y", "x"): [2.0, 0.0, 0.0],
+        ("p", "q"): [0.0, 3.0, 0.0],
+        ("q", "p"): [0.0, 0.0, 3.0],
+    }
+
+    def encode(_tok, pairs, torch):  # the "input" is the logits themselves
+        return (torch.tensor([logits[p] for p in pairs]),)
+
+    class Echo:
+        def eval(self) -> None: ...
+        def train(self) -> None: ...
+        def __call__(self, x):
+            return x
+
+    monkeypatch.setattr(train, "encode", encode)
+    rows = [{"a": "x", "b": "y"}, {"a": "p", "b": "q"}]
+    assert train.false_contradiction(Echo(), None, rows, torch) == 0.5
+    assert train.false_contradiction(Echo(), None, [], torch) == 0.0

@@ -172,8 +172,8 @@ def encode(tok, pairs: list[tuple[str, str]], torch):
     return ids, mask, types
 
 
-def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> dict[str, float]:
-    """3-way accuracy, macro F1 and contradiction AUC, both orders averaged."""
+def order_averaged(model, tok, rows: list[dict[str, str]], torch, batch: int = 64):
+    """P(contradiction, entailment, neutral) of each row, both orders averaged (eval mode)."""
     model.eval()
     probs: list[list[float]] = []
     with torch.no_grad():
@@ -184,6 +184,12 @@ def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> 
             p = (model(*fwd).softmax(-1) + model(*rev).softmax(-1)) / 2
             probs.extend(p.tolist())
     model.train()
+    return probs
+
+
+def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> dict[str, float]:
+    """3-way accuracy, macro F1 and contradiction AUC, both orders averaged."""
+    probs = order_averaged(model, tok, rows, torch, batch)
     gold = [LABELS.index(r["label"]) for r in rows]
     pred = [max(range(3), key=p.__getitem__) for p in probs]
     acc = sum(g == q for g, q in zip(gold, pred, strict=True)) / max(1, len(rows))
@@ -206,17 +212,8 @@ def false_contradiction(model, tok, rows: list[dict[str, str]], torch, batch: in
     """Share of "not contradiction" rows the judge still calls a contradiction (both orders)."""
     if not rows:
         return 0.0
-    model.eval()
-    wrong = 0
-    with torch.no_grad():
-        for i in range(0, len(rows), batch):
-            chunk = rows[i : i + batch]
-            fwd = encode(tok, [(r["a"], r["b"]) for r in chunk], torch)
-            rev = encode(tok, [(r["b"], r["a"]) for r in chunk], torch)
-            p = (model(*fwd).softmax(-1) + model(*rev).softmax(-1)) / 2
-            wrong += int((p.argmax(-1) == 0).sum())
-    model.train()
-    return wrong / len(rows)
+    probs = order_averaged(model, tok, rows, torch, batch)
+    return sum(max(range(3), key=p.__getitem__) == 0 for p in probs) / len(rows)
 
 
 def target_loss(logits, targets, weights, torch):
