@@ -557,7 +557,15 @@ def test_code_only_and_very_long_notes_are_reported_not_crashed(vault: Path) -> 
 
 
 def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultIndex) -> None:
-    for junk in ("... (no action)", "The original note was about [topic]; the other one not."):
+    junk_lines = (
+        "... (no action)",
+        "The original note was about [topic]; the other one not.",
+        # One quote said again (most of what the 135M model wrote on the sample vault).
+        "Production releases go out every Friday afternoon.",
+        # Invented: most of its words are in neither quote nor title.
+        "Friday releases are a cloud-based payment processing platform for small businesses.",
+    )
+    for junk in junk_lines:
         run = scan(
             index,
             ScriptedGenerator([described(junk), described(junk)]),
