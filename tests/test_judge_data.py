@@ -242,7 +242,7 @@ def test_loose_pairs_use_training_scenarios_only_and_never_one_scenario_twice() 
 def test_shipped_thresholds_follow_the_false_alarm_bound_not_a_precision_that_hides_all() -> None:
     import calibrate
 
-    # Held-out precision reached 0.9 only at 0.939 (10 of 184 contradictions shown):
+    # Held-out precision reached 0.9 only at 0.939 (stage 8 at step 500: 10 of 184 shown):
     # the shown threshold is the label-free bound, and 0.939 becomes "high".
     assert calibrate.shipped_thresholds(0.939, True, 0.8, 0.86) == (0.8, 0.939)
     # Precision never reached: its best-F0.5 point says nothing about "high".
