@@ -18,6 +18,7 @@ from desktop.flows.hunter import (
     write_debug_note,
 )
 from desktop.flows.hunter.prompt import template
+from desktop.flows.hunter.select import candidate_pairs, scannable, whole_vault_pairs
 from desktop.flows.hunter.verify import quote_found
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history
@@ -444,6 +445,29 @@ def test_notes_that_do_not_fit_the_context_are_excluded_with_the_reason(
     assert 2 <= run.notes_examined < 4
     assert any("did not fit the model's context (700 tokens)" in e.reason for e in run.excluded)
     assert run.candidates == run.notes_examined + len(run.excluded)
+
+
+def test_whole_vault_pairs_are_the_strongest_candidates_within_the_budget(
+    index: VaultIndex,
+) -> None:
+    """The pairs the scan judges, which the judge's calibration and comparison also use:
+    the ``max_pairs`` strongest candidates, each once, in a stable order."""
+    settings = ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6, max_pairs=3)
+    eligible, _ = scannable(index, settings)
+    scored, _ = candidate_pairs(index, eligible, settings)
+    assert len(scored) > 3
+    pairs, excluded = whole_vault_pairs(index, eligible, settings)
+    strongest = sorted(scored, key=lambda k: (-scored[k], sorted(k)))[:3]
+    assert pairs == sorted((min(k), max(k)) for k in strongest)
+    assert any("budget of 3 candidate pairs" in e.reason for e in excluded)
+    run = scan(
+        index,
+        ScriptedGenerator([described()] * 3),
+        judge=release_judge(),
+        mode="whole-vault",
+        settings=settings,
+    )
+    assert run.note_pairs_judged == len(pairs)
 
 
 def test_whole_vault_judges_candidate_pairs(index: VaultIndex) -> None:

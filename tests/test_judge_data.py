@@ -28,7 +28,7 @@ def test_every_scenario_file_is_well_formed() -> None:
     assert len(ids) == len(set(ids)), "scenario ids must be unique across files"
     assert {sc["lang"] for sc in scenarios} == {"en", "fr", "it"}
     for sc in scenarios:
-        if sc["kind"] == "flip":
+        if sc["kind"] in synth.FLIP_KINDS:
             assert str(sc.get("base", "")).strip(), sc["id"]
             for key in FLIP_FIELDS:
                 assert synth._list(sc, key), f"{sc['id']} has no {key}"
@@ -69,6 +69,28 @@ def test_flip_roles_become_labels() -> None:
     assert ("The boiler was serviced.", "neutral") in got  # another group's base: unrelated
     assert all(r.a == group["base"] for r in rows)
     assert {r.group for r in rows} == {"synth:en-t-1"}  # one group: all train or all val
+
+
+def test_indirect_groups_label_agreeing_lines_as_compatible_not_entailed() -> None:
+    """An ``indirect`` group's agreeing lines may only be consistent with the base, so
+    they train as "not a contradiction" rather than as entailment, under their own source."""
+    group = {
+        "id": "en-t-4",
+        "kind": "indirect",
+        "lang": "en",
+        "base": "Every purchase over 200 euros needs a second signature, no exceptions.",
+        "contradicts": ["Marta bought the 450-euro printer on her own card and signed alone."],
+        "agrees": ["Purchases under 200 euros need one signature."],
+        "neutral": ["The signature forms are in the blue folder."],
+    }
+    other = {"id": "en-t-5", "kind": "flip", "lang": "en", "base": "The boiler was serviced."}
+    rows = synth.pairs_of(group, [other], random.Random(0))
+    got = {(r.b, r.label, r.source) for r in rows}
+    assert (group["contradicts"][0], "contradiction", "synth_indirect") in got
+    assert (group["agrees"][0], "not_contradiction", "synth_indirect") in got
+    assert (group["neutral"][0], "neutral", "synth_indirect") in got
+    assert ("The boiler was serviced.", "neutral", "synth_unrelated") in got
+    assert all(r.label != "entailment" for r in rows)
 
 
 def test_a_scenario_without_a_base_or_roles_gives_no_pairs() -> None:

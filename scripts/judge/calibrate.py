@@ -53,7 +53,7 @@ from synth import load_scenarios  # noqa: E402
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
-from desktop.flows.hunter.select import candidate_pairs, scannable  # noqa: E402
+from desktop.flows.hunter.select import scannable, whole_vault_pairs  # noqa: E402
 from desktop.flows.judging import NoteJudge  # noqa: E402
 from desktop.vault.vectors import EmbeddingModel  # noqa: E402
 from inference.judge import OnnxJudge, Thresholds  # noqa: E402
@@ -64,7 +64,7 @@ def val_scenarios(share: float) -> list[dict[str, object]]:
     return [
         sc
         for sc in load_scenarios()
-        if sc.get("kind") != "flip" and split_of(f"synth:{sc['id']}", share) == "val"
+        if sc.get("kind") == "scenario" and split_of(f"synth:{sc['id']}", share) == "val"
     ]
 
 
@@ -163,8 +163,7 @@ def background_scores(
             index.update()
             settings = ScanSettings()
             eligible, _ = scannable(index, settings)
-            pairs, _ = candidate_pairs(index, eligible, settings)
-            keys = [tuple(sorted(k)) for k in pairs]
+            keys, _ = whole_vault_pairs(index, eligible, settings)
             bodies = {p: read_note(root, p).body for k in keys for p in k}
         finally:
             index.close()

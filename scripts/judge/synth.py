@@ -31,6 +31,21 @@ base × agrees             entailment
 base × neutral            neutral
 ========================  ==============
 
+A third kind, ``"kind": "indirect"``, has the same fields but turns the
+lexical overlap around, because the judge learnt to read overlap as agreement:
+its ``contradicts`` are mostly worded apart from the base (another note's
+words, a consequence, a counterexample to "all"/"never", a time outside a
+window) and its ``agrees`` mostly reuse the base's words without clashing (an
+exception the rule allows, another scope, an outcome that fits). "Agrees"
+there means *compatible*, not always entailed, so those pairs are labelled
+``not_contradiction`` (trained as P(entailment) + P(neutral)):
+
+========================  ==================
+base × contradicts        contradiction
+base × agrees             not_contradiction
+base × neutral            neutral
+========================  ==================
+
 The group of every pair is its scenario, so a scenario's pairs are all in
 train or all in validation.
 """
@@ -44,6 +59,8 @@ from pathlib import Path
 from bigbench_data import Example
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+#: Objects made of one base sentence and its variants, and the source of their pairs.
+FLIP_KINDS = {"flip": "synth_flip", "indirect": "synth_indirect"}
 
 #: Short generic lines of the kind notes are full of. Paired with anything they are
 #: neutral; the first judge flagged them as contradictions most of the time.
@@ -123,7 +140,7 @@ def pairs_of(
 ) -> list[Example]:
     sid = str(sc.get("id", ""))
     group = f"synth:{sid}"
-    if sc.get("kind") == "flip":
+    if sc.get("kind") in FLIP_KINDS:
         return flip_pairs(sc, others, rng)
     rules, breaks = _list(sc, "rules"), _list(sc, "breaks")
     keeps, allowed, related = _list(sc, "keeps"), _list(sc, "allowed"), _list(sc, "related")
@@ -186,13 +203,16 @@ def flip_pairs(
     base = str(sc.get("base", "")).strip()
     if not base:
         return []
-    roles = {"contradicts": "contradiction", "agrees": "entailment", "neutral": "neutral"}
+    kind = str(sc.get("kind"))
+    agrees = "not_contradiction" if kind == "indirect" else "entailment"
+    roles = {"contradicts": "contradiction", "agrees": agrees, "neutral": "neutral"}
+    source = FLIP_KINDS[kind]
     out = [
-        Example(base, x, label, "synth_flip", group=group)
+        Example(base, x, label, source, group=group)
         for role, label in roles.items()
         for x in _list(sc, role)
     ]
-    pool = [str(o["base"]) for o in others if o.get("kind") == "flip" and o.get("base")]
+    pool = [str(o["base"]) for o in others if o.get("kind") in FLIP_KINDS and o.get("base")]
     if pool:
         out.append(Example(base, rng.choice(pool), "neutral", "synth_unrelated", group=group))
     return out

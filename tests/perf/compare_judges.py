@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
-from desktop.flows.hunter.select import candidate_pairs, scannable  # noqa: E402
+from desktop.flows.hunter.select import scannable, whole_vault_pairs  # noqa: E402
 from desktop.flows.judging import NoteJudge  # noqa: E402
 from desktop.resources import ensure_sample_vault  # noqa: E402
 from desktop.vault.index import VaultIndex  # noqa: E402
@@ -51,10 +51,9 @@ def main() -> None:
         index.update()
         settings = ScanSettings()
         eligible, _ = scannable(index, settings)
-        scored, _ = candidate_pairs(index, eligible, settings)
+        keys, _ = whole_vault_pairs(index, eligible, settings)
     finally:
         index.close()
-    keys = [tuple(sorted(k)) for k in scored]
     kinds = [
         "known" if frozenset(k) in known else "near" if frozenset(k) in near else "other"
         for k in keys

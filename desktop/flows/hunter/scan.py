@@ -46,8 +46,8 @@ from desktop.flows.hunter.records import (
 from desktop.flows.hunter.select import (
     classic_candidates,
     focus_neighbours,
-    plan_batches,
     scannable,
+    whole_vault_pairs,
 )
 from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
@@ -517,9 +517,8 @@ def _whole_vault(s: _Scan) -> tuple[int, int, int, str]:
     eligible, excluded = scannable(s.index, s.settings)
     s.excluded.extend(excluded)
     s.tick(0, 1, "finding candidate pairs")
-    plan = plan_batches(s.index, eligible, s.settings)
-    s.excluded.extend(plan.excluded)
-    wanted = sorted({tuple(sorted(p)) for b in plan.batches for p in b.pairs})
+    wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings)
+    s.excluded.extend(left_out)
     loaded = set(s.load(sorted({p for pair in wanted for p in pair})))
     pairs = [(a, b) for a, b in wanted if a in loaded and b in loaded]
     s.judge_note_pairs(pairs)

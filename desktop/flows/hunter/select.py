@@ -137,3 +137,15 @@ def plan_batches(index: VaultIndex, eligible: Sequence[str], settings: ScanSetti
         covered.update(batch.pairs)
         batches.append(batch)
     return PairPlan(batches=batches, pairs=len(covered), excluded=excluded)
+
+
+def whole_vault_pairs(
+    index: VaultIndex, eligible: Sequence[str], settings: ScanSettings
+) -> tuple[list[tuple[str, str]], list[Excluded]]:
+    """The note pairs a whole-vault scan judges, sorted, and the notes it leaves out.
+
+    The scan, the judge's calibration and the judge comparison all take their pairs
+    from here, so a threshold is measured on exactly the pairs the scan judges."""
+    plan = plan_batches(index, eligible, settings)
+    wanted = sorted({(min(p), max(p)) for b in plan.batches for p in b.pairs})
+    return wanted, plan.excluded
