@@ -607,3 +607,52 @@ def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultInde
         focus="Substrates/Friday releases.md",
     )
     assert run.pairs[0].described_by == "model"
+
+
+RECORDING = {
+    "Tensions/Ship now or wait.md": (
+        "---\ntype: tension\nstatus: open\n---\n# Ship now or wait\n\n"
+        "Every change ships the moment its tests pass.\n"
+        "The other side is in [[Cooling-off day]].\n"
+    ),
+    "Substrates/Cooling-off day.md": (
+        "---\ntype: substrate\n---\n# Cooling-off day\n\n"
+        "Every change waits one full day before it ships.\n"
+    ),
+    "Substrates/Release train.md": (
+        "---\ntype: substrate\n---\n# Release train\n\n"
+        "Every change ships together once a month on the release train.\n"
+    ),
+}
+SHIP_NOW = "Every change ships the moment its tests pass."
+WAIT_A_DAY = "Every change waits one full day before it ships."
+TRAIN = "Every change ships together once a month on the release train."
+
+
+@pytest.mark.parametrize("mode", ["whole-vault", "classic"])
+def test_a_tension_note_is_not_shown_against_the_notes_it_records(
+    tmp_path: Path, mode: str
+) -> None:
+    """A tension note states both positions of the tension it records: its clash with a note
+    it links to is that tension, not a new one. Against a note it does not link to, it is
+    judged like any other note."""
+    root = tmp_path / "vault"
+    for rel, text in RECORDING.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
+    idx.update()
+    judge = ScriptedJudge(contradictions=[(SHIP_NOW, WAIT_A_DAY), (SHIP_NOW, TRAIN)])
+    proposed = pair("Ship now or wait", "Cooling-off day", SHIP_NOW, WAIT_A_DAY)
+    run = scan(
+        idx,
+        ScriptedGenerator([answer(proposed)] + [described()] * 3),
+        judge=judge,
+        mode=mode,  # type: ignore[arg-type]
+        settings=ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6),
+    )
+    assert run.status == "ok"
+    assert [(p.note_a, p.note_b) for p in run.pairs] == [("Release train", "Ship now or wait")]
+    assert run.dropped.get("recorded", 0) >= 1
+    judged = {frozenset(c) for c in judge.calls}
+    assert frozenset((SHIP_NOW, WAIT_A_DAY)) not in judged  # skipped before judging

@@ -22,6 +22,9 @@ DISCLAIMER = (
     "to judge."
 )
 
+#: The note type that records a tension (Antinomia's ``antinomia_type: tension``).
+TENSION_TYPE = "tension"
+
 #: Why a returned pair was not shown. Keys of ``ScanRun.dropped``; the value is
 #: what was dropped, as (one, several): "1 empty quote", "5 quotes not found…".
 DROP_REASONS: dict[str, tuple[str, str]] = {
@@ -37,6 +40,10 @@ DROP_REASONS: dict[str, tuple[str, str]] = {
     "dismissed": (
         "pair dismissed earlier (hunter_false_positives)",
         "pairs dismissed earlier (hunter_false_positives)",
+    ),
+    "recorded": (
+        "pair of a tension note and a note it links to (the tension it already records)",
+        "pairs of a tension note and a note it links to (the tensions they already record)",
     ),
     "duplicate": ("repeat of a pair already shown", "repeats of a pair already shown"),
     "malformed": (

@@ -35,6 +35,7 @@ from desktop.flows.hunter.prompt import (
 )
 from desktop.flows.hunter.records import (
     MODES,
+    TENSION_TYPE,
     Attempt,
     Excluded,
     Mode,
@@ -49,7 +50,7 @@ from desktop.flows.hunter.select import (
     scannable,
     whole_vault_pairs,
 )
-from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key
+from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key, records_pair
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
 from desktop.flows.progress import ModelMeter, plural
 from desktop.vault.index import VaultIndex
@@ -139,6 +140,11 @@ class _Scan:
                 text=body,
                 sha256=note.sha256,
                 dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
+                records=frozenset(
+                    dismissal_key(link.target_basename)
+                    for link in note.links
+                    if (note.type or "").casefold() == TENSION_TYPE
+                ),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)
             self.types[path] = note.type or "note"
@@ -151,9 +157,7 @@ class _Scan:
         out: dict[str, NoteInPrompt] = {}
         for path in paths:
             note = self.loaded[path]
-            out[labels[path]] = NoteInPrompt(
-                path, labels[path], note.basename, note.text, note.sha256, note.dismissed
-            )
+            out[labels[path]] = replace(note, label=labels[path])
         return out
 
     def fit(self, paths: Sequence[str], *, must: int = 0) -> list[str]:
@@ -267,6 +271,11 @@ class _Scan:
 
     def judge_note_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[NotePairVerdict]:
         """Judge ``pairs`` (both notes loaded) and verify the ones that pass as pairs."""
+        # A tension note against a note it links to would only find the tension it records.
+        recorded = {p for p in pairs if records_pair(self.loaded[p[0]], self.loaded[p[1]])}
+        if recorded:
+            self.verifier.dropped["recorded"] += len(recorded)
+            pairs = [p for p in pairs if p not in recorded]
         paths = sorted({p for pair in pairs for p in pair})
         self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
         self.judging.prepare({p: self.loaded[p].text for p in paths})

@@ -63,6 +63,15 @@ class NoteInPrompt:
     sha256: str
     #: ``dismissal_key`` of each entry of this note's ``hunter_false_positives``.
     dismissed: frozenset[str]
+    #: A tension note: the ``dismissal_key`` of each note it links to. The tension note
+    #: states both positions of what it records, so its clash with one of those notes is
+    #: that recorded tension, not a new one.
+    records: frozenset[str] = frozenset()
+
+
+def records_pair(a: NoteInPrompt, b: NoteInPrompt) -> bool:
+    """One of the two is a tension note that links to the other."""
+    return dismissal_key(b.basename) in a.records or dismissal_key(a.basename) in b.records
 
 
 class Verifier:
@@ -134,6 +143,8 @@ class Verifier:
                 return "quote_not_found", None
         if dismissal_key(b.basename) in a.dismissed or dismissal_key(a.basename) in b.dismissed:
             return "dismissed", None
+        if records_pair(a, b):
+            return "recorded", None
         if frozenset((a.path, b.path)) in self._seen:
             return "duplicate", None
         if self.focus is not None and b.path == self.focus:
