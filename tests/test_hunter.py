@@ -18,7 +18,12 @@ from desktop.flows.hunter import (
     write_debug_note,
 )
 from desktop.flows.hunter.prompt import template
-from desktop.flows.hunter.select import candidate_pairs, scannable, whole_vault_pairs
+from desktop.flows.hunter.select import (
+    candidate_pairs,
+    scannable,
+    shown_candidates,
+    whole_vault_pairs,
+)
 from desktop.flows.hunter.verify import quote_found
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history
@@ -656,3 +661,14 @@ def test_a_tension_note_is_not_shown_against_the_notes_it_records(
     assert run.dropped.get("recorded", 0) >= 1
     judged = {frozenset(c) for c in judge.calls}
     assert frozenset((SHIP_NOW, WAIT_A_DAY)) not in judged  # skipped before judging
+
+
+def test_measuring_tools_skip_the_pairs_a_scan_skips(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    for rel, text in RECORDING.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    tension, wait, train = sorted(RECORDING)[2], sorted(RECORDING)[0], sorted(RECORDING)[1]
+    kept, bodies = shown_candidates(root, [(wait, tension), (train, tension), (wait, train)])
+    assert kept == [(train, tension), (wait, train)]
+    assert bodies[train].strip() == "# Release train\n\n" + TRAIN

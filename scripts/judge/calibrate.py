@@ -53,7 +53,11 @@ from synth import load_scenarios  # noqa: E402
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
-from desktop.flows.hunter.select import scannable, whole_vault_pairs  # noqa: E402
+from desktop.flows.hunter.select import (  # noqa: E402
+    scannable,
+    shown_candidates,
+    whole_vault_pairs,
+)
 from desktop.flows.judging import NoteJudge  # noqa: E402
 from desktop.vault.vectors import EmbeddingModel  # noqa: E402
 from inference.judge import OnnxJudge, Thresholds  # noqa: E402
@@ -153,7 +157,6 @@ def background_scores(
     from corpus import synthetic_vault
 
     from desktop.vault.index import VaultIndex
-    from desktop.vault.notes import read_note
 
     with tempfile.TemporaryDirectory(prefix="judge-background-") as tmp:
         root = Path(tmp) / "vault"
@@ -164,7 +167,7 @@ def background_scores(
             settings = ScanSettings()
             eligible, _ = scannable(index, settings)
             keys, _ = whole_vault_pairs(index, eligible, settings)
-            bodies = {p: read_note(root, p).body for k in keys for p in k}
+            keys, bodies = shown_candidates(root, keys)
         finally:
             index.close()
     nj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=min_cosine))

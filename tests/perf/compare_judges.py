@@ -25,11 +25,14 @@ sys.path.insert(0, str(ROOT))
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
-from desktop.flows.hunter.select import scannable, whole_vault_pairs  # noqa: E402
+from desktop.flows.hunter.select import (  # noqa: E402
+    scannable,
+    shown_candidates,
+    whole_vault_pairs,
+)
 from desktop.flows.judging import NoteJudge  # noqa: E402
 from desktop.resources import ensure_sample_vault  # noqa: E402
 from desktop.vault.index import VaultIndex  # noqa: E402
-from desktop.vault.notes import read_note  # noqa: E402
 from inference.judge import OnnxJudge, Thresholds  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
 
@@ -54,11 +57,11 @@ def main() -> None:
         keys, _ = whole_vault_pairs(index, eligible, settings)
     finally:
         index.close()
+    keys, bodies = shown_candidates(root, keys)
     kinds = [
         "known" if frozenset(k) in known else "near" if frozenset(k) in near else "other"
         for k in keys
     ]
-    bodies = {p: read_note(root, p).body for k in keys for p in k}
     scores: dict[str, np.ndarray] = {}
     for label, path in zip(("a", "b"), args.judges, strict=True):
         judge = OnnxJudge(resolve_model("judge", path))

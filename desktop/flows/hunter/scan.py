@@ -35,7 +35,6 @@ from desktop.flows.hunter.prompt import (
 )
 from desktop.flows.hunter.records import (
     MODES,
-    TENSION_TYPE,
     Attempt,
     Excluded,
     Mode,
@@ -50,7 +49,13 @@ from desktop.flows.hunter.select import (
     scannable,
     whole_vault_pairs,
 )
-from desktop.flows.hunter.verify import NoteInPrompt, Verifier, dismissal_key, records_pair
+from desktop.flows.hunter.verify import (
+    NoteInPrompt,
+    Verifier,
+    dismissal_key,
+    records_pair,
+    tension_records,
+)
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
 from desktop.flows.progress import ModelMeter, plural
 from desktop.vault.index import VaultIndex
@@ -140,11 +145,7 @@ class _Scan:
                 text=body,
                 sha256=note.sha256,
                 dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
-                records=frozenset(
-                    dismissal_key(link.target_basename)
-                    for link in note.links
-                    if (note.type or "").casefold() == TENSION_TYPE
-                ),
+                records=tension_records(note),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)
             self.types[path] = note.type or "note"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from desktop.flows.hunter.records import Excluded, ScanSettings
+from desktop.flows.hunter.verify import dismissal_key, tension_records
 from desktop.vault.index import VaultIndex
+from desktop.vault.notes import read_note
 
 #: Statuses that take a note out of classic mode ("open tensions and substrates").
 CLOSED_STATUSES = frozenset({"resolved", "closed", "done", "superseded", "archived"})
@@ -149,3 +152,20 @@ def whole_vault_pairs(
     plan = plan_batches(index, eligible, settings)
     wanted = sorted({(min(p), max(p)) for b in plan.batches for p in b.pairs})
     return wanted, plan.excluded
+
+
+def shown_candidates(
+    root: Path, pairs: Sequence[tuple[str, str]]
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """For measuring tools: ``pairs`` less the ones a scan skips (a tension note and a note
+    it links to), and each remaining note's body, read the way the scan reads it."""
+    notes = {p: read_note(root, p) for pair in pairs for p in pair}
+    records = {p: tension_records(n) for p, n in notes.items()}
+
+    def recorded(a: str, b: str) -> bool:
+        return dismissal_key(notes[b].basename) in records[a] or (
+            dismissal_key(notes[a].basename) in records[b]
+        )
+
+    kept = [(a, b) for a, b in pairs if not recorded(a, b)]
+    return kept, {p: notes[p].body for pair in kept for p in pair}

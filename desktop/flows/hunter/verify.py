@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.flows.hunter.prompt import RawPair, clean_name, normalise_item
-from desktop.flows.hunter.records import Pair
+from desktop.flows.hunter.records import TENSION_TYPE, Pair
+from desktop.vault.notes import Note
 
 _SPACE = re.compile(r"\s+")
 _MARKUP = re.compile(r"[*_`~]|\[\[|\]\]|^#+\s*|^>\s*|^[-+]\s+", re.MULTILINE)
@@ -67,6 +68,13 @@ class NoteInPrompt:
     #: states both positions of what it records, so its clash with one of those notes is
     #: that recorded tension, not a new one.
     records: frozenset[str] = frozenset()
+
+
+def tension_records(note: Note) -> frozenset[str]:
+    """For a tension note, the ``dismissal_key`` of each note it links to; else nothing."""
+    if (note.type or "").casefold() != TENSION_TYPE:
+        return frozenset()
+    return frozenset(dismissal_key(link.target_basename) for link in note.links)
 
 
 def records_pair(a: NoteInPrompt, b: NoteInPrompt) -> bool:
