@@ -272,3 +272,27 @@ def test_shipped_thresholds_follow_the_false_alarm_bound_not_a_precision_that_hi
     # "high" always lies above the shown threshold.
     shown, high = calibrate.shipped_thresholds(0.5, True, 0.8, 0.8)
     assert shown == 0.8 and high > shown
+
+
+def test_validation_of_a_source_with_clashes_and_compatible_lines() -> None:
+    """``synth_indirect`` mixes 3-way labels with "not contradiction" rows: each kind is
+    measured on its own rows, and the two are compared by P(contradiction)."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "scripts" / "judge"))
+    import export
+
+    rows = [
+        {"label": "contradiction"},
+        {"label": "entailment"},
+        {"label": "neutral"},
+        {"label": "not_contradiction"},
+        {"label": "not_contradiction"},
+    ]
+    probs = np.array(
+        [[0.5, 0.4, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.2, 0.7, 0.1], [0.6, 0.2, 0.2]]
+    )
+    got = export.metrics(probs, rows)
+    assert got["accuracy"] == 1.0  # the three labelled rows only
+    assert got["false_contradiction"] == 0.5  # one of the two compatible lines read as a clash
+    assert got["auc_vs_compatible"] == 0.5  # the clash (0.5) sits between them (0.2, 0.6)

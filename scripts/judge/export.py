@@ -106,28 +106,44 @@ class OrtJudge:
 
 
 def metrics(probs: np.ndarray, rows: list[dict[str, str]]) -> dict[str, float]:
-    if rows and all(r["label"] not in train.LABELS for r in rows):
-        # "not contradiction" rows: only a contradiction answer is known to be wrong.
-        return {
-            "false_contradiction": round(float(np.mean(probs.argmax(1) == 0)), 4),
-            "mean_contradiction": round(float(probs[:, 0].mean()), 4),
+    """3-way metrics on the labelled rows; on "not contradiction" rows (compatible, label
+    unknown between entailment and neutral) only a contradiction answer is known to be wrong,
+    so they give ``false_contradiction``. With both kinds in one source (``synth_indirect``),
+    ``auc_vs_compatible`` is P(contradiction)'s AUC between its contradictions and its
+    compatible lines: does the judge tell a clash from a line that only shares its words?"""
+    full = [i for i, r in enumerate(rows) if r["label"] in train.LABELS]
+    partial = [i for i, r in enumerate(rows) if r["label"] not in train.LABELS]
+    out: dict[str, float] = {}
+    if full:
+        gold = [train.LABELS.index(rows[i]["label"]) for i in full]
+        sub = probs[full]
+        pred = sub.argmax(1).tolist()
+        acc = float(np.mean([g == q for g, q in zip(gold, pred, strict=True)]))
+        f1s = []
+        for c in range(3):
+            tp = sum(g == c and q == c for g, q in zip(gold, pred, strict=True))
+            fp = sum(g != c and q == c for g, q in zip(gold, pred, strict=True))
+            fn = sum(g == c and q != c for g, q in zip(gold, pred, strict=True))
+            f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+        out |= {
+            "accuracy": round(acc, 4),
+            "macro_f1": round(sum(f1s) / 3, 4),
+            "f1_contradiction": round(f1s[0], 4),
+            "auc_contradiction": round(train.auc(sub[:, 0].tolist(), [g == 0 for g in gold]), 4),
+            "auc_polarity": round(train.polarity_auc(sub[:, 0].tolist(), gold), 4),
         }
-    gold = [train.LABELS.index(r["label"]) for r in rows]
-    pred = probs.argmax(1).tolist()
-    acc = float(np.mean([g == q for g, q in zip(gold, pred, strict=True)]))
-    f1s = []
-    for c in range(3):
-        tp = sum(g == c and q == c for g, q in zip(gold, pred, strict=True))
-        fp = sum(g != c and q == c for g, q in zip(gold, pred, strict=True))
-        fn = sum(g == c and q != c for g, q in zip(gold, pred, strict=True))
-        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
-    return {
-        "accuracy": round(acc, 4),
-        "macro_f1": round(sum(f1s) / 3, 4),
-        "f1_contradiction": round(f1s[0], 4),
-        "auc_contradiction": round(train.auc(probs[:, 0].tolist(), [g == 0 for g in gold]), 4),
-        "auc_polarity": round(train.polarity_auc(probs[:, 0].tolist(), gold), 4),
-    }
+    if partial:
+        out |= {
+            "false_contradiction": round(float(np.mean(probs[partial].argmax(1) == 0)), 4),
+            "mean_contradiction": round(float(probs[partial, 0].mean()), 4),
+        }
+    clash = [i for i in full if rows[i]["label"] == "contradiction"]
+    if clash and partial:
+        both = clash + partial
+        out["auc_vs_compatible"] = round(
+            train.auc(probs[both, 0].tolist(), [i in set(clash) for i in both]), 4
+        )
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
