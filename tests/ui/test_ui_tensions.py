@@ -204,14 +204,28 @@ def test_elevate_resolve_and_defeat_through_their_forms(
     qtbot, make_window, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     tension = "Tensions/Base miles vs hard efforts.md"
-    answer = GOOD.replace("A run should leave me spent", "Base miles vs hard efforts").replace(
-        "Every run should leave me out of breath at the end, or it was wasted.",
-        "on paper I agree with them",
+    # A note the tension does not link to: against the notes it links to, a tension note is
+    # not shown (it records that tension already).
+    other = "Substrates/Run before work.md"
+    answer = (
+        GOOD.replace("A run should leave me spent", "Base miles vs hard efforts")
+        .replace(
+            "Every run should leave me out of breath at the end, or it was wasted.",
+            "on paper I agree with them",
+        )
+        .replace("Easy runs build the base", "Run before work")
+        .replace(
+            "Most of my weekly mileage should be easy enough to hold a conversation.",
+            "Weekday runs happen at six, before anyone else in the house is awake.",
+        )
     )
     window = make_window(fake_runtime(generator=scripted(answer)))
     t = _scan(qtbot, window)
     card = t.cards[0]
-    assert ("elevate", tension) in card.action_buttons and ("elevate", B) not in card.action_buttons
+    assert ("elevate", tension) in card.action_buttons and (
+        "elevate",
+        other,
+    ) not in card.action_buttons
     monkeypatch.setattr(
         tensions_module,
         "ask_elevate",
@@ -226,11 +240,11 @@ def test_elevate_resolve_and_defeat_through_their_forms(
     monkeypatch.setattr(
         tensions_module, "ask_defeat", lambda name, parent: DefeatForm("outgrown", None)
     )
-    card.action_buttons[("defeat", B)].click()
-    qtbot.waitUntil(lambda: card.note_state[B].text() == "✓ defeated", timeout=10000)
-    assert "motive: outgrown" in (vault / B).read_text()
+    card.action_buttons[("defeat", other)].click()
+    qtbot.waitUntil(lambda: card.note_state[other].text() == "✓ defeated", timeout=10000)
+    assert "motive: outgrown" in (vault / other).read_text()
     monkeypatch.setattr(tensions_module, "ask_defeat", lambda name, parent: None)  # cancelled
-    assert not card.action_buttons[("defeat", B)].isEnabled()
+    assert not card.action_buttons[("defeat", other)].isEnabled()
 
 
 def test_a_long_progress_line_wraps_instead_of_widening_the_panel(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
