@@ -409,3 +409,34 @@ def test_past_the_size_search_is_approximate_and_finds_the_exact_top(
         key=lambda p: -float(data[int(p[1:])] @ q),
     )[:3]
     assert [p for p, _ in only] == exact_filtered
+
+
+def test_a_locked_index_is_waited_for_never_moved_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes opening a new vault's index at once: one finds the file locked while
+    the other switches it to WAL. Locked means busy, not damaged: the index is opened once
+    the lock is free, and the other process's file is left where it is."""
+    from desktop.vault import db as db_module
+
+    path = tmp_path / ".antinomy" / "index.db"
+    db_module.IndexDatabase(path).close()
+    real = db_module.IndexDatabase._open
+    calls = {"n": 0}
+
+    def locked_twice(self):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise sqlite3.OperationalError("database is locked")
+        return real(self)
+
+    monkeypatch.setattr(db_module.IndexDatabase, "_open", locked_twice)
+    opened = db_module.IndexDatabase(path)
+    assert opened.rebuilt_because is None and calls["n"] == 3
+    assert not list(path.parent.glob("*.broken-*"))
+    opened.close()
+    monkeypatch.setattr(db_module, "OPEN_WAIT_SECONDS", 0.0)
+    calls["n"] = -100  # locked for good: a clear error, the file untouched
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        db_module.IndexDatabase(path)
+    assert not list(path.parent.glob("*.broken-*")) and path.exists()

@@ -115,6 +115,16 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_se
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+#: How long opening the index waits for another process that holds the file.
+OPEN_WAIT_SECONDS = 30.0
+
+
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    """The error says the database is in use elsewhere, not that the file is damaged."""
+    text = str(exc).casefold()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
 class IndexDatabase:
     """Owns the SQLite connection of one vault's index."""
 
@@ -123,18 +133,37 @@ class IndexDatabase:
         #: Why the database was rebuilt on open, or None.
         self.rebuilt_because: str | None = None
         try:
-            self.db = self._open()
+            self.db = self._open_when_free()
         except sqlite3.DatabaseError as exc:
+            if _busy(exc):
+                raise
             self._move_aside(f"the index database was unreadable ({exc})")
             self.db = self._open()
+
+    def _open_when_free(self) -> sqlite_utils.Database:
+        """:meth:`_open`, waiting while another process holds the file: a locked database
+        is busy, not broken, and must never be moved aside (two processes opening a new
+        vault's index at once both switch it to WAL, which needs the lock for a moment)."""
+        deadline = time.monotonic() + OPEN_WAIT_SECONDS
+        while True:
+            try:
+                return self._open()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _connect(self) -> sqlite_utils.Database:
         conn = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=30.0
         )
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error:
+            conn.close()  # a retry opens a new one
+            raise
         return sqlite_utils.Database(conn)
 
     def _open(self) -> sqlite_utils.Database:
