@@ -119,12 +119,7 @@ def metrics(probs: np.ndarray, rows: list[dict[str, str]]) -> dict[str, float]:
         sub = probs[full]
         pred = sub.argmax(1).tolist()
         acc = float(np.mean([g == q for g, q in zip(gold, pred, strict=True)]))
-        f1s = []
-        for c in range(3):
-            tp = sum(g == c and q == c for g, q in zip(gold, pred, strict=True))
-            fp = sum(g != c and q == c for g, q in zip(gold, pred, strict=True))
-            fn = sum(g == c and q != c for g, q in zip(gold, pred, strict=True))
-            f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+        f1s = train.class_f1(gold, pred)
         out |= {
             "accuracy": round(acc, 4),
             "macro_f1": round(sum(f1s) / 3, 4),

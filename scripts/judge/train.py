@@ -187,18 +187,24 @@ def order_averaged(model, tok, rows: list[dict[str, str]], torch, batch: int = 6
     return probs
 
 
+def class_f1(gold: list[int], pred: list[int]) -> list[float]:
+    """F1 of each of the three labels."""
+    out = []
+    for c in range(3):
+        tp = sum(g == c and q == c for g, q in zip(gold, pred, strict=True))
+        fp = sum(g != c and q == c for g, q in zip(gold, pred, strict=True))
+        fn = sum(g == c and q != c for g, q in zip(gold, pred, strict=True))
+        out.append(2 * tp / max(1, 2 * tp + fp + fn))
+    return out
+
+
 def evaluate(model, tok, rows: list[dict[str, str]], torch, batch: int = 64) -> dict[str, float]:
     """3-way accuracy, macro F1 and contradiction AUC, both orders averaged."""
     probs = order_averaged(model, tok, rows, torch, batch)
     gold = [LABELS.index(r["label"]) for r in rows]
     pred = [max(range(3), key=p.__getitem__) for p in probs]
     acc = sum(g == q for g, q in zip(gold, pred, strict=True)) / max(1, len(rows))
-    f1s = []
-    for c in range(3):
-        tp = sum(g == c and q == c for g, q in zip(gold, pred, strict=True))
-        fp = sum(g != c and q == c for g, q in zip(gold, pred, strict=True))
-        fn = sum(g == c and q != c for g, q in zip(gold, pred, strict=True))
-        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+    f1s = class_f1(gold, pred)
     return {
         "accuracy": acc,
         "macro_f1": sum(f1s) / 3,

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from desktop.flows.hunter.records import Excluded, ScanSettings
-from desktop.flows.hunter.verify import dismissal_key, tension_records
+from desktop.flows.hunter.verify import records_pair
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import read_note
 
@@ -160,12 +160,5 @@ def shown_candidates(
     """For measuring tools: ``pairs`` less the ones a scan skips (a tension note and a note
     it links to), and each remaining note's body, read the way the scan reads it."""
     notes = {p: read_note(root, p) for pair in pairs for p in pair}
-    records = {p: tension_records(n) for p, n in notes.items()}
-
-    def recorded(a: str, b: str) -> bool:
-        return dismissal_key(notes[b].basename) in records[a] or (
-            dismissal_key(notes[a].basename) in records[b]
-        )
-
-    kept = [(a, b) for a, b in pairs if not recorded(a, b)]
+    kept = [(a, b) for a, b in pairs if not records_pair(notes[a], notes[b])]
     return kept, {p: notes[p].body for pair in kept for p in pair}

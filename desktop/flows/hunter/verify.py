@@ -77,9 +77,11 @@ def tension_records(note: Note) -> frozenset[str]:
     return frozenset(dismissal_key(link.target_basename) for link in note.links)
 
 
-def records_pair(a: NoteInPrompt, b: NoteInPrompt) -> bool:
+def records_pair(a: NoteInPrompt | Note, b: NoteInPrompt | Note) -> bool:
     """One of the two is a tension note that links to the other."""
-    return dismissal_key(b.basename) in a.records or dismissal_key(a.basename) in b.records
+    ra = a.records if isinstance(a, NoteInPrompt) else tension_records(a)
+    rb = b.records if isinstance(b, NoteInPrompt) else tension_records(b)
+    return dismissal_key(b.basename) in ra or dismissal_key(a.basename) in rb
 
 
 class Verifier:
