@@ -32,10 +32,77 @@ def test_every_scenario_file_is_well_formed() -> None:
             assert str(sc.get("base", "")).strip(), sc["id"]
             for key in FLIP_FIELDS:
                 assert synth._list(sc, key), f"{sc['id']} has no {key}"
+        elif sc["kind"] == "notes":
+            _check_note_pair(sc)
         else:
             assert sc["kind"] == "scenario", sc["id"]
             for key in SCENARIO_FIELDS:
                 assert synth._list(sc, key), f"{sc['id']} has no {key}"
+
+
+def _check_note_pair(sc: dict[str, object]) -> None:
+    """Both notes cut into sentences, and every marked clash or trap found in them once:
+    a sentence the splitter cuts differently would silently lose its label."""
+    a_lines = synth.note_sentences(sc["note_a"])
+    b_lines = synth.note_sentences(sc["note_b"])
+    assert len(a_lines) >= 3 and len(b_lines) >= 3, f"{sc['id']}: notes too short"
+    rows = synth.notes_pairs(sc, random.Random(0))
+    clashes = [r for r in rows if r.label == "contradiction"]
+    traps = [r for r in rows if r.source == "synth_notes_trap"]
+    assert len(clashes) == len(synth._marked(sc, "clash")), f"{sc['id']}: a clash not found"
+    assert len(traps) <= len(synth._marked(sc, "traps")), f"{sc['id']}: a trap matched twice"
+
+
+def test_note_pairs_label_the_clash_the_traps_and_the_background() -> None:
+    group = {
+        "id": "en-t-9",
+        "kind": "notes",
+        "lang": "en",
+        "note_a": {
+            "title": "No screens after ten",
+            "body": "Screens go off at ten on weeknights, phone included.\n\n## Why\n"
+            "I sleep badly after scrolling in bed, as [[Sleep log]] shows.\n"
+            "- The tablet stays in the kitchen drawer overnight.\n"
+            "- Weekends are exempt from the rule entirely.\n",
+        },
+        "note_b": {
+            "title": "2025-02-11",
+            "body": "Tuesday. Watched two episodes in bed and closed the laptop at half past "
+            "midnight. The kitchen drawer was full of receipts again. On Saturday I watched "
+            "films until two in the morning.",
+        },
+        "clash": [
+            {
+                "a": "Screens go off at ten on weeknights, phone included.",
+                "b": "Watched two episodes in bed and closed the laptop at half past midnight.",
+            }
+        ],
+        "traps": [
+            {
+                "a": "Weekends are exempt from the rule entirely.",
+                "b": "On Saturday I watched films until two in the morning.",
+            }
+        ],
+    }
+    rows = synth.notes_pairs(group, random.Random(0))
+    got = {(r.a, r.b): (r.label, r.source) for r in rows}
+    clash = (
+        "Screens go off at ten on weeknights, phone included.",
+        "Watched two episodes in bed and closed the laptop at half past midnight.",
+    )
+    assert got.pop(clash) == ("contradiction", "synth_notes")
+    trap = (
+        "Weekends are exempt from the rule entirely.",
+        "On Saturday I watched films until two in the morning.",
+    )
+    assert got.pop(trap) == ("not_contradiction", "synth_notes_trap")
+    # Every other pair is compatible background; the wikilink reads as its text, "Tuesday."
+    # is too short to be evidence, and the note pair is one group (all train or all val).
+    assert got and set(got.values()) == {("not_contradiction", "synth_notes")}
+    assert any("as Sleep log shows" in a for a, _ in got)
+    assert not any(b == "Tuesday." for _, b in got)
+    assert {r.group for r in rows} == {"synth:en-t-9"}
+    _check_note_pair(group)
 
 
 def test_language_comes_from_the_file_name_prefix(tmp_path: Path) -> None:
@@ -118,6 +185,10 @@ def test_no_training_sentence_comes_from_the_sample_vault() -> None:
             for text in values:
                 words = _words(str(text))
                 if words in quotes or words in vault_sentences:
+                    leaked.append(f"{sc['id']}: {text}")
+        if sc["kind"] == "notes":
+            for text in synth.note_sentences(sc["note_a"]) + synth.note_sentences(sc["note_b"]):
+                if _words(text) in quotes or _words(text) in vault_sentences:
                     leaked.append(f"{sc['id']}: {text}")
     assert not leaked, leaked[:5]
 

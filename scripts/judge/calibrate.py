@@ -72,6 +72,33 @@ def val_scenarios(share: float) -> list[dict[str, object]]:
     ]
 
 
+def val_notes(share: float) -> list[dict[str, object]]:
+    """The held-out ``"kind": "notes"`` groups: whole note pairs written like a vault's."""
+    return [
+        sc
+        for sc in load_scenarios()
+        if sc.get("kind") == "notes" and split_of(f"synth:{sc['id']}", share) == "val"
+    ]
+
+
+def written_note_pairs(groups: list[dict[str, object]], rng: random.Random):
+    """(label, body_a, body_b): a group with a clash is a contradiction, one without a near
+    miss (same subject, compatible, with traps); a note against another group's note of the
+    same language is unrelated."""
+
+    def body(note: object) -> str:
+        return str(note.get("body", "")) if isinstance(note, dict) else ""
+
+    out: list[tuple[str, str, str]] = []
+    for g in groups:
+        label = "contradiction" if g.get("clash") else "near_miss"
+        out.append((label, body(g.get("note_a")), body(g.get("note_b"))))
+        others = [o for o in groups if o is not g and o.get("lang") == g.get("lang")]
+        for o in rng.sample(others, min(2, len(others))):
+            out.append(("unrelated", body(g.get("note_a")), body(o.get("note_b"))))
+    return out
+
+
 def note_pairs(scenarios: list[dict[str, object]], rng: random.Random):
     """(label, body_a, body_b) for the three kinds of note pairs."""
 
@@ -218,6 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     t, reached = choose(scores, labels, args.precision, args.unrelated_weight)
     high, _ = choose(scores, labels, 0.97, args.unrelated_weight)
     high = max(high, t + 0.5 * (1 - t)) if high <= t else high
+    written: dict[str, object] = {}
+    groups = val_notes(args.synth_val_share)
+    if groups:
+        wpairs = written_note_pairs(groups, rng)
+        wj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=args.min_cosine))
+        wj.prepare(
+            {f"w{i}{s}": b for i, (_, a, c) in enumerate(wpairs) for s, b in (("a", a), ("b", c))}
+        )
+        wv = wj.judge_pairs([(f"w{i}a", f"w{i}b") for i in range(len(wpairs))])
+        wscores = np.array([v.contradiction for v in wv])
+        wlabels = [lab for lab, _, _ in wpairs]
+        written = {"groups": len(groups), "scores": wscores, "labels": wlabels}
     background: dict[str, object] = {}
     if args.background:
         bg = background_scores(judge, embedding, args.background, args.min_cosine)
@@ -242,6 +281,15 @@ def main(argv: list[str] | None = None) -> int:
         "at_0.5": report_at(scores, labels, 0.5),
         "background": background,
     }
+    if written:
+        ws, wl = written.pop("scores"), written.pop("labels")
+        assert isinstance(ws, np.ndarray) and isinstance(wl, list)
+        written["note_pairs"] = {
+            k: wl.count(k) for k in ("contradiction", "near_miss", "unrelated")
+        }
+        written["at_shown"] = report_at(ws, wl, t)
+        written["at_high"] = report_at(ws, wl, max(high, t))
+        result["written_notes"] = written
     print(json.dumps(result, indent=1))
     if args.write_manifest:
         manifest = ROOT / "models" / "manifest.toml"

@@ -46,6 +46,24 @@ base × agrees             not_contradiction
 base × neutral            neutral
 ========================  ==================
 
+A fourth kind, ``"kind": "notes"``, is a pair of whole notes on one subject
+(``note_a`` and ``note_b``, each a title and a Markdown body) as a vault has
+them, because a scan judges every sentence pair of two related notes and most
+of those are compatible: the judge must leave that background alone and still
+catch the one pair that clashes. The notes are cut into sentences by the app's
+own splitter; ``clash`` names the sentence pairs that contradict (none for a
+compatible pair), ``traps`` the ones that look like a clash and are not (an
+exception the rule names, another scope, a superseded decision that says so):
+
+=================================  ==================
+a clash                            contradiction
+a trap                             not_contradiction (source ``synth_notes_trap``)
+any other cross pair (at most 12)  not_contradiction
+=================================  ==================
+
+The other cross pairs kept are the six that share the most content words (the
+ones a lexical shortcut gets wrong) and six drawn at random.
+
 The group of every pair is its scenario, so a scenario's pairs are all in
 train or all in validation.
 """
@@ -54,9 +72,18 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 from bigbench_data import Example
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from desktop.flows.sentences import (
+    content_words,
+    is_evidence,
+    plain,
+    split_sentences,
+)
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 #: Objects made of one base sentence and its variants, and the source of their pairs.
@@ -142,6 +169,8 @@ def pairs_of(
     group = f"synth:{sid}"
     if sc.get("kind") in FLIP_KINDS:
         return flip_pairs(sc, others, rng)
+    if sc.get("kind") == "notes":
+        return notes_pairs(sc, rng)
     rules, breaks = _list(sc, "rules"), _list(sc, "breaks")
     keeps, allowed, related = _list(sc, "keeps"), _list(sc, "allowed"), _list(sc, "related")
     against, ok = _list(sc, "actions_against"), _list(sc, "actions_ok")
@@ -215,6 +244,54 @@ def flip_pairs(
     pool = [str(o["base"]) for o in others if o.get("kind") in FLIP_KINDS and o.get("base")]
     if pool:
         out.append(Example(base, rng.choice(pool), "neutral", "synth_unrelated", group=group))
+    return out
+
+
+#: Cross pairs of a note pair kept besides its clashes and traps: the most alike, then random.
+NOTES_ALIKE, NOTES_RANDOM = 6, 6
+
+
+def note_sentences(note: object) -> list[str]:
+    """The evidence sentences of a ``{"title", "body"}`` note, as the scan cuts them."""
+    body = str(note.get("body", "")) if isinstance(note, dict) else ""
+    return [s.text for s in split_sentences(body) if is_evidence(s)]
+
+
+def _marked(sc: dict[str, object], key: str) -> list[tuple[str, str]]:
+    value = sc.get(key) or []
+    items = value if isinstance(value, list) else []
+    return [
+        (plain(str(x.get("a", ""))).casefold(), plain(str(x.get("b", ""))).casefold())
+        for x in items
+        if isinstance(x, dict)
+    ]
+
+
+def _is(sentence: str, marked: str) -> bool:
+    s = sentence.casefold()
+    return bool(marked) and (s == marked or marked in s or (len(s) > 20 and s in marked))
+
+
+def notes_pairs(sc: dict[str, object], rng: random.Random) -> list[Example]:
+    group = f"synth:{sc.get('id', '')}"
+    a_lines, b_lines = note_sentences(sc.get("note_a")), note_sentences(sc.get("note_b"))
+    clashes, traps = _marked(sc, "clash"), _marked(sc, "traps")
+    out: list[Example] = []
+    rest: list[tuple[float, str, str]] = []
+    for a in a_lines:
+        for b in b_lines:
+            if any(_is(a, x) and _is(b, y) for x, y in clashes):
+                out.append(Example(a, b, "contradiction", "synth_notes", group=group))
+            elif any(_is(a, x) and _is(b, y) for x, y in traps):
+                out.append(Example(a, b, "not_contradiction", "synth_notes_trap", group=group))
+            else:
+                wa, wb = content_words(a), content_words(b)
+                rest.append((len(wa & wb) / max(1, len(wa | wb)), a, b))
+    rest.sort(key=lambda r: -r[0])
+    kept = rest[:NOTES_ALIKE]
+    others = rest[NOTES_ALIKE:]
+    kept += rng.sample(others, min(NOTES_RANDOM, len(others)))
+    out += [Example(a, b, "not_contradiction", "synth_notes", group=group) for _, a, b in kept]
     return out
 
 
