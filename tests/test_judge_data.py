@@ -90,7 +90,7 @@ def test_note_pairs_label_the_clash_the_traps_and_the_background() -> None:
         "Screens go off at ten on weeknights, phone included.",
         "Watched two episodes in bed and closed the laptop at half past midnight.",
     )
-    assert got.pop(clash) == ("contradiction", "synth_notes")
+    assert got.pop(clash) == ("contradiction", "synth_notes_clash")
     trap = (
         "Weekends are exempt from the rule entirely.",
         "On Saturday I watched films until two in the morning.",

@@ -56,13 +56,15 @@ compatible pair), ``traps`` the ones that look like a clash and are not (an
 exception the rule names, another scope, a superseded decision that says so):
 
 =================================  ==================
-a clash                            contradiction
+a clash                            contradiction (source ``synth_notes_clash``)
 a trap                             not_contradiction (source ``synth_notes_trap``)
 any other cross pair (at most 12)  not_contradiction
 =================================  ==================
 
 The other cross pairs kept are the six that share the most content words (the
-ones a lexical shortcut gets wrong) and six drawn at random.
+ones a lexical shortcut gets wrong) and six drawn at random. The three sources
+are apart so that training can weigh the one clash of a note pair against its
+dozen compatible pairs.
 
 The group of every pair is its scenario, so a scenario's pairs are all in
 train or all in validation.
@@ -281,7 +283,7 @@ def notes_pairs(sc: dict[str, object], rng: random.Random) -> list[Example]:
     for a in a_lines:
         for b in b_lines:
             if any(_is(a, x) and _is(b, y) for x, y in clashes):
-                out.append(Example(a, b, "contradiction", "synth_notes", group=group))
+                out.append(Example(a, b, "contradiction", "synth_notes_clash", group=group))
             elif any(_is(a, x) and _is(b, y) for x, y in traps):
                 out.append(Example(a, b, "not_contradiction", "synth_notes_trap", group=group))
             else:
