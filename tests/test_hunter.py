@@ -24,8 +24,9 @@ from desktop.flows.hunter.select import (
     shown_candidates,
     whole_vault_pairs,
 )
-from desktop.flows.hunter.verify import quote_found
+from desktop.flows.hunter.verify import quote_found, recorded_with, records_pair
 from desktop.vault.index import VaultIndex
+from desktop.vault.notes import Note, parse_note
 from desktop.vault.transactions import list_history
 from desktop.vault.vectors import EmbeddingModel
 from inference.base import StopFlag
@@ -661,6 +662,65 @@ def test_a_tension_note_is_not_shown_against_the_notes_it_records(
     assert run.dropped.get("recorded", 0) >= 1
     judged = {frozenset(c) for c in judge.calls}
     assert frozenset((SHIP_NOW, WAIT_A_DAY)) not in judged  # skipped before judging
+
+
+SUPERSEDING = {
+    "Decisions/ADR-1 Nightly batch.md": (
+        "---\nkind: decision\nstatus: accepted\n---\n# ADR-1 Nightly batch\n\n"
+        "Reports are computed once a night by a batch job.\n"
+    ),
+    "Decisions/ADR-2 Streaming reports.md": (
+        '---\nkind: decision\nstatus: accepted\nsupersedes: "[[ADR-1 Nightly batch]]"\n---\n'
+        "# ADR-2 Streaming reports\n\nReports are updated within a minute of every change.\n"
+    ),
+    "Substrates/Reports can wait.md": (
+        "---\ntype: substrate\n---\n# Reports can wait\n\n"
+        "Reports are good enough when they are updated once a day.\n"
+    ),
+}
+NIGHTLY = "Reports are computed once a night by a batch job."
+STREAMING = "Reports are updated within a minute of every change."
+CAN_WAIT = "Reports are good enough when they are updated once a day."
+
+
+@pytest.mark.parametrize("mode", ["whole-vault", "focus"])
+def test_a_decision_is_not_shown_against_the_one_it_supersedes(tmp_path: Path, mode: str) -> None:
+    """A decision that names the one it supersedes goes the other way on purpose: the vault
+    records that clash. The newer decision is still judged against everything else."""
+    root = tmp_path / "vault"
+    for rel, text in SUPERSEDING.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
+    idx.update()
+    judge = ScriptedJudge(contradictions=[(NIGHTLY, STREAMING), (STREAMING, CAN_WAIT)])
+    run = scan(
+        idx,
+        ScriptedGenerator([described()] * 3),
+        judge=judge,
+        mode=mode,  # type: ignore[arg-type]
+        focus="Decisions/ADR-2 Streaming reports.md" if mode == "focus" else None,
+        settings=ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6),
+    )
+    assert run.status == "ok"
+    assert [(p.note_a, p.note_b) for p in run.pairs] == [
+        ("ADR-2 Streaming reports", "Reports can wait")
+    ]
+    assert run.dropped.get("recorded", 0) == 1
+    assert frozenset((NIGHTLY, STREAMING)) not in {frozenset(c) for c in judge.calls}
+
+
+def test_either_side_of_a_supersession_records_it() -> None:
+    def note(rel: str, fm: str) -> Note:
+        return parse_note(rel, f"---\n{fm}\n---\n# x\n\nText here.\n".encode())
+
+    old = note("Decisions/ADR-3 Old.md", "superseded_by: '[[ADR-4 New|the new one]]'")
+    new = note("Decisions/ADR-4 New.md", "status: accepted")
+    other = note("Decisions/ADR-5 Other.md", "supersedes: [ADR-9 Gone, '[[ADR-8]]']")
+    assert recorded_with(old) == {"adr-4 new"}
+    assert records_pair(old, new) and records_pair(new, old)
+    assert recorded_with(other) == {"adr-9 gone", "adr-8"}
+    assert not records_pair(other, new)
 
 
 def test_measuring_tools_skip_the_pairs_a_scan_skips(tmp_path: Path) -> None:

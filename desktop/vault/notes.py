@@ -77,7 +77,7 @@ class Note:
         return str(value) if isinstance(value, str) and value.strip() else self.basename
 
 
-def _strings(value: Any) -> tuple[str, ...]:
+def frontmatter_strings(value: Any) -> tuple[str, ...]:
     """A frontmatter value as a tuple of strings (a lone string counts as one)."""
     if value is None:
         return ()
@@ -120,7 +120,10 @@ def parse_links(body: str) -> tuple[Link, ...]:
 
 
 def parse_tags(frontmatter: Mapping[str, Any], body: str) -> tuple[str, ...]:
-    tags = [t.lstrip("#") for t in _strings(frontmatter.get("tags") or frontmatter.get("tag"))]
+    tags = [
+        t.lstrip("#")
+        for t in frontmatter_strings(frontmatter.get("tags") or frontmatter.get("tag"))
+    ]
     text = _INLINE_CODE.sub("", _FENCED_CODE.sub("", body))
     tags.extend(_INLINE_TAG.findall(text))
     seen: dict[str, None] = {}
@@ -168,7 +171,7 @@ def parse_note(
         body=body,
         type=note_type(frontmatter),
         status=str(status).strip() if status is not None and str(status).strip() else None,
-        aliases=_strings(frontmatter.get("aliases") or frontmatter.get("alias")),
+        aliases=frontmatter_strings(frontmatter.get("aliases") or frontmatter.get("alias")),
         tags=parse_tags(frontmatter, body),
         links=parse_links(body),
         sha256=hashlib.sha256(data).hexdigest(),

@@ -24,6 +24,8 @@ DISCLAIMER = (
 
 #: The note type that records a tension (Antinomia's ``antinomia_type: tension``).
 TENSION_TYPE = "tension"
+#: Frontmatter keys by which a decision names the one it replaces, or that replaced it.
+SUPERSESSION_KEYS = ("supersedes", "superseded_by")
 
 #: Why a returned pair was not shown. Keys of ``ScanRun.dropped``; the value is
 #: what was dropped, as (one, several): "1 empty quote", "5 quotes not found…".
@@ -42,8 +44,10 @@ DROP_REASONS: dict[str, tuple[str, str]] = {
         "pairs dismissed earlier (hunter_false_positives)",
     ),
     "recorded": (
-        "pair of a tension note and a note it links to (the tension it already records)",
-        "pairs of a tension note and a note it links to (the tensions they already record)",
+        "pair the vault already records (a tension note and a note it links to, or a decision "
+        "and the one it supersedes)",
+        "pairs the vault already records (tension notes and the notes they link to, decisions "
+        "and the ones they supersede)",
     ),
     "duplicate": ("repeat of a pair already shown", "repeats of a pair already shown"),
     "malformed": (

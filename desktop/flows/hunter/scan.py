@@ -53,8 +53,8 @@ from desktop.flows.hunter.verify import (
     NoteInPrompt,
     Verifier,
     dismissal_key,
+    recorded_with,
     records_pair,
-    tension_records,
 )
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
 from desktop.flows.progress import ModelMeter, plural
@@ -145,7 +145,7 @@ class _Scan:
                 text=body,
                 sha256=note.sha256,
                 dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
-                records=tension_records(note),
+                records=recorded_with(note),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)
             self.types[path] = note.type or "note"

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.flows.hunter.prompt import RawPair, clean_name, normalise_item
-from desktop.flows.hunter.records import TENSION_TYPE, Pair
-from desktop.vault.notes import Note
+from desktop.flows.hunter.records import SUPERSESSION_KEYS, TENSION_TYPE, Pair
+from desktop.vault.notes import Note, frontmatter_strings
 
 _SPACE = re.compile(r"\s+")
 _MARKUP = re.compile(r"[*_`~]|\[\[|\]\]|^#+\s*|^>\s*|^[-+]\s+", re.MULTILINE)
@@ -64,23 +64,28 @@ class NoteInPrompt:
     sha256: str
     #: ``dismissal_key`` of each entry of this note's ``hunter_false_positives``.
     dismissed: frozenset[str]
-    #: A tension note: the ``dismissal_key`` of each note it links to. The tension note
-    #: states both positions of what it records, so its clash with one of those notes is
-    #: that recorded tension, not a new one.
+    #: The ``dismissal_key`` of each note whose clash with this one the vault already
+    #: records (:func:`recorded_with`): a clash with one of them is not a new tension.
     records: frozenset[str] = frozenset()
 
 
-def tension_records(note: Note) -> frozenset[str]:
-    """For a tension note, the ``dismissal_key`` of each note it links to; else nothing."""
-    if (note.type or "").casefold() != TENSION_TYPE:
-        return frozenset()
-    return frozenset(dismissal_key(link.target_basename) for link in note.links)
+def recorded_with(note: Note) -> frozenset[str]:
+    """The ``dismissal_key`` of each note whose clash with ``note`` the vault already records:
+    every note a tension note links to (it states both positions), and every decision a note
+    ``supersedes`` or is ``superseded_by`` (the newer one goes the other way on purpose)."""
+    keys: set[str] = set()
+    if (note.type or "").casefold() == TENSION_TYPE:
+        keys.update(dismissal_key(link.target_basename) for link in note.links)
+    for field in SUPERSESSION_KEYS:
+        keys.update(dismissal_key(v) for v in frontmatter_strings(note.frontmatter.get(field)))
+    keys.discard("")
+    return frozenset(keys)
 
 
 def records_pair(a: NoteInPrompt | Note, b: NoteInPrompt | Note) -> bool:
-    """One of the two is a tension note that links to the other."""
-    ra = a.records if isinstance(a, NoteInPrompt) else tension_records(a)
-    rb = b.records if isinstance(b, NoteInPrompt) else tension_records(b)
+    """One of the two records its clash with the other (:func:`recorded_with`)."""
+    ra = a.records if isinstance(a, NoteInPrompt) else recorded_with(a)
+    rb = b.records if isinstance(b, NoteInPrompt) else recorded_with(b)
     return dismissal_key(b.basename) in ra or dismissal_key(a.basename) in rb
 
 
