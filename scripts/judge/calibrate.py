@@ -202,6 +202,21 @@ def background_scores(
     return np.array([v.contradiction for v in nj.judge_pairs(keys)])
 
 
+def auc(scores: np.ndarray, labels: list[str], positive: str, negative: str) -> float | None:
+    """P(a ``positive`` note pair scores above a ``negative`` one), ties counting half.
+
+    >>> auc(np.array([0.9, 0.2, 0.5]), ["contradiction", "unrelated", "unrelated"],
+    ...     "contradiction", "unrelated")
+    1.0
+    """
+    pos = scores[[lab == positive for lab in labels]]
+    neg = scores[[lab == negative for lab in labels]]
+    if not len(pos) or not len(neg):
+        return None
+    above = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return round(float(above) / (len(pos) * len(neg)), 3)
+
+
 def report_at(scores: np.ndarray, labels: list[str], t: float) -> dict[str, object]:
     out: dict[str, object] = {"threshold": round(t, 3)}
     for kind in ("contradiction", "near_miss", "unrelated"):
@@ -221,6 +236,12 @@ def main(argv: list[str] | None = None) -> int:
         "--background", type=int, default=0, help="notes of the label-free background vault"
     )
     p.add_argument("--background-rate", type=float, default=0.05)
+    p.add_argument(
+        "--report-at",
+        type=float,
+        help="also report the held-out written note pairs at this threshold (default: the "
+        "judge's own scan threshold from the manifest)",
+    )
     p.add_argument(
         "--write-manifest",
         action="store_true",
@@ -287,6 +308,10 @@ def main(argv: list[str] | None = None) -> int:
         written["note_pairs"] = {
             k: wl.count(k) for k in ("contradiction", "near_miss", "unrelated")
         }
+        written["auc_vs_near_miss"] = auc(ws, wl, "contradiction", "near_miss")
+        written["auc_vs_unrelated"] = auc(ws, wl, "contradiction", "unrelated")
+        at = args.report_at if args.report_at is not None else judge.thresholds.contradiction
+        written["at_report_threshold"] = report_at(ws, wl, at)
         written["at_shown"] = report_at(ws, wl, t)
         written["at_high"] = report_at(ws, wl, max(high, t))
         result["written_notes"] = written
