@@ -71,8 +71,13 @@ class Judge(ABC):
 @dataclass(frozen=True)
 class JudgeSettings:
     threads: int = 1
-    #: Pairs per ONNX call (each pair runs in both orders, so twice as many rows).
-    max_batch: int = 16
+    #: Pairs per ONNX call (each pair runs in both orders, so twice as many rows). One: the
+    #: int8 judge quantises its activations per call, so a pair batched with others scored
+    #: up to 0.11 apart from the same pair alone (0.70 / 0.81 for a sample-vault pair, across
+    #: a 0.8 threshold), and a scan's verdicts moved when an unrelated note changed. Alone,
+    #: a pair and its reverse are the same length: no padding, and the scan was faster too
+    #: (22.5 s against 29.4–33.6 s for the sample vault's 149 whole-vault pairs).
+    max_batch: int = 1
     #: Tokens per pair, both texts together; longer pairs are cut from the longer text.
     max_tokens: int = 128
 

@@ -145,8 +145,8 @@ def test_index_and_scan_the_sample_vault(bundle: Path, clean: dict[str, Any]) ->
     assert report["notes_indexed"] >= 60 and report["embedded"] == report["notes_indexed"]
 
     t0 = time.perf_counter()
-    # The whole-vault mode: at the shipped judge's threshold (0.799) a classic scan of the
-    # sample vault shows no pair; a whole-vault scan shows its bread contradiction.
+    # The whole-vault mode: at the shipped judge's threshold a classic scan of the sample
+    # vault shows no pair; a whole-vault scan shows its bread contradiction.
     done = run(bundle, clean, "scan", "--whole-vault", "--json", timeout=1200)
     RECORD["scan_seconds"] = round(time.perf_counter() - t0, 1)
     assert done.returncode == 0, done.stderr

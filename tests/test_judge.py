@@ -70,3 +70,20 @@ def test_the_shipped_judge_reads_contradictions_and_agreements() -> None:
     assert p[0, CONTRADICTION] >= t
     assert p[1, CONTRADICTION] < t and p[1, ENTAILMENT] > p[1, CONTRADICTION]
     assert p[2, CONTRADICTION] < t
+
+
+@pytest.mark.model
+def test_a_pairs_score_does_not_depend_on_what_it_is_judged_with() -> None:
+    """The int8 judge quantises activations per ONNX call: batched with other pairs, the same
+    pair scored up to 0.11 apart. A verdict must not move because another note changed."""
+    judge = OnnxJudge(resolve_model("judge"))
+    pair = ("The library opens at nine on Saturdays.", "On Saturdays the library opens at noon.")
+    others = [
+        ("We pay the cleaner in cash every month, always on the first Monday.", "Cash it is."),
+        ("A very long line " + "about the weather and the garden wall " * 8, "Short one."),
+        ("The piano lesson is on Wednesday at five.", "The lesson went well; scales are better."),
+    ]
+    alone = judge.score([pair])[0]
+    for k in range(1, len(others) + 1):
+        together = judge.score([pair, *others[:k]])[0]
+        assert np.allclose(alone, together, atol=1e-6), k
