@@ -635,6 +635,16 @@ WAIT_A_DAY = "Every change waits one full day before it ships."
 TRAIN = "Every change ships together once a month on the release train."
 
 
+def _bag_of_words_vault(tmp_path: Path, files: dict[str, str]) -> VaultIndex:
+    root = tmp_path / "vault"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
+    idx.update()
+    return idx
+
+
 @pytest.mark.parametrize("mode", ["whole-vault", "classic"])
 def test_a_tension_note_is_not_shown_against_the_notes_it_records(
     tmp_path: Path, mode: str
@@ -642,12 +652,7 @@ def test_a_tension_note_is_not_shown_against_the_notes_it_records(
     """A tension note states both positions of the tension it records: its clash with a note
     it links to is that tension, not a new one. Against a note it does not link to, it is
     judged like any other note."""
-    root = tmp_path / "vault"
-    for rel, text in RECORDING.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
-    idx.update()
+    idx = _bag_of_words_vault(tmp_path, RECORDING)
     judge = ScriptedJudge(contradictions=[(SHIP_NOW, WAIT_A_DAY), (SHIP_NOW, TRAIN)])
     proposed = pair("Ship now or wait", "Cooling-off day", SHIP_NOW, WAIT_A_DAY)
     run = scan(
@@ -687,12 +692,7 @@ CAN_WAIT = "Reports are good enough when they are updated once a day."
 def test_a_decision_is_not_shown_against_the_one_it_supersedes(tmp_path: Path, mode: str) -> None:
     """A decision that names the one it supersedes goes the other way on purpose: the vault
     records that clash. The newer decision is still judged against everything else."""
-    root = tmp_path / "vault"
-    for rel, text in SUPERSEDING.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
-    idx.update()
+    idx = _bag_of_words_vault(tmp_path, SUPERSEDING)
     judge = ScriptedJudge(contradictions=[(NIGHTLY, STREAMING), (STREAMING, CAN_WAIT)])
     run = scan(
         idx,

@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from prepare import split_of  # noqa: E402
 from synth import load_scenarios  # noqa: E402
+from train import auc as train_auc  # noqa: E402
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
@@ -202,19 +203,33 @@ def background_scores(
     return np.array([v.contradiction for v in nj.judge_pairs(keys)])
 
 
-def auc(scores: np.ndarray, labels: list[str], positive: str, negative: str) -> float | None:
-    """P(a ``positive`` note pair scores above a ``negative`` one), ties counting half.
+def note_scores(
+    judge: OnnxJudge,
+    embedding: EmbeddingModel,
+    pairs: list[tuple[str, str, str]],
+    min_cosine: float,
+) -> np.ndarray:
+    """Each ``(label, body_a, body_b)`` note pair's score, as the scan computes it."""
+    nj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=min_cosine))
+    nj.prepare(
+        {
+            f"n{i}{side}": body
+            for i, (_, a, b) in enumerate(pairs)
+            for side, body in (("a", a), ("b", b))
+        }
+    )
+    return np.array(
+        [v.contradiction for v in nj.judge_pairs([(f"n{i}a", f"n{i}b") for i in range(len(pairs))])]
+    )
 
-    >>> auc(np.array([0.9, 0.2, 0.5]), ["contradiction", "unrelated", "unrelated"],
-    ...     "contradiction", "unrelated")
-    1.0
-    """
-    pos = scores[[lab == positive for lab in labels]]
-    neg = scores[[lab == negative for lab in labels]]
-    if not len(pos) or not len(neg):
+
+def auc(scores: np.ndarray, labels: list[str], positive: str, negative: str) -> float | None:
+    """``train.auc`` of the ``positive`` note pairs against the ``negative`` ones."""
+    sel = [i for i, lab in enumerate(labels) if lab in (positive, negative)]
+    pos = [labels[i] == positive for i in sel]
+    if all(pos) or not any(pos):
         return None
-    above = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return round(float(above) / (len(pos) * len(neg)), 3)
+    return round(train_auc([float(scores[i]) for i in sel], pos), 3)
 
 
 def report_at(scores: np.ndarray, labels: list[str], t: float) -> dict[str, object]:
@@ -253,15 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     embedding = load_embedding_model()
     scenarios = val_scenarios(args.synth_val_share)
     pairs = note_pairs(scenarios, rng)
-    nj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=args.min_cosine))
-    bodies = {
-        f"n{i}{side}": body
-        for i, (_, a, b) in enumerate(pairs)
-        for side, body in (("a", a), ("b", b))
-    }
-    nj.prepare(bodies)
-    verdicts = nj.judge_pairs([(f"n{i}a", f"n{i}b") for i in range(len(pairs))])
-    scores = np.array([v.contradiction for v in verdicts])
+    scores = note_scores(judge, embedding, pairs, args.min_cosine)
     labels = [lab for lab, _, _ in pairs]
     t, reached = choose(scores, labels, args.precision, args.unrelated_weight)
     high, _ = choose(scores, labels, 0.97, args.unrelated_weight)
@@ -270,12 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = val_notes(args.synth_val_share)
     if groups:
         wpairs = written_note_pairs(groups, rng)
-        wj = NoteJudge(judge, embedding, thresholds=Thresholds(min_cosine=args.min_cosine))
-        wj.prepare(
-            {f"w{i}{s}": b for i, (_, a, c) in enumerate(wpairs) for s, b in (("a", a), ("b", c))}
-        )
-        wv = wj.judge_pairs([(f"w{i}a", f"w{i}b") for i in range(len(wpairs))])
-        wscores = np.array([v.contradiction for v in wv])
+        wscores = note_scores(judge, embedding, wpairs, args.min_cosine)
         wlabels = [lab for lab, _, _ in wpairs]
         written = {"groups": len(groups), "scores": wscores, "labels": wlabels}
     background: dict[str, object] = {}
