@@ -25,37 +25,27 @@ How the copy is made, and why:
   on the note corpus in ``tests/perf/corpus.py``.
 
 The file lands in ``data_dir()/models/<sha256[:16]>-int8.onnx``, keyed by the
-source file's hash; it is written in a temporary folder beside it and moved
-into place with ``os.replace``, so a crash never leaves a half file there.
-Changing the recipe above needs a new file name, or old copies stay in use.
+source file's hash, built and cached as ``inference/derived.py`` builds every
+derived file (a crash never leaves a half file). Changing the recipe above needs
+a new file name, or old copies stay in use.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import threading
-import time
 from pathlib import Path
 
+from inference.derived import derived_file, derived_path
 from inference.errors import ModelUnavailable
-from inference.paths import data_dir
-from inference.registry import ResolvedModel, file_sha256
+from inference.registry import ResolvedModel
 
 #: FFN output projections kept in fp32, counted from the first layer.
 FP32_OUTLIER_LAYERS = 2
-#: Leftover temporary folders older than this belong to a crashed run.
-_STALE_SECONDS = 3600
-_TMP_PREFIX = ".int8-"
-
-_lock = threading.Lock()  # two embedders in one process quantise once
+SUFFIX = "int8.onnx"
 
 
 def int8_path(model: ResolvedModel) -> Path:
     """Where the int8 copy of ``model`` is cached (it may not exist yet)."""
-    digest = model.sha256 or file_sha256(model.path)
-    return data_dir() / "models" / f"{digest[:16]}-int8.onnx"
+    return derived_path(model, SUFFIX)
 
 
 def prepare_int8(model: ResolvedModel) -> Path:
@@ -73,35 +63,16 @@ def prepare_int8(model: ResolvedModel) -> Path:
             "Preparing the int8 embedder needs the `onnx` package — run `pip install onnx`, "
             "or turn the int8 embedder off in the settings."
         ) from exc
-    with _lock:
-        if target.is_file():
-            return target
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _sweep_leftovers(target.parent)
-            with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX, dir=target.parent) as tmp:
-                folded, quantized = Path(tmp) / "folded.onnx", Path(tmp) / "int8.onnx"
-                _fold_constants(model.path, folded)
-                _quantize(folded, quantized)
-                _check_integer_ops(quantized, source=model.path)
-                os.replace(quantized, target)
-        except OSError as exc:
-            raise ModelUnavailable(
-                f"The int8 embedder cannot be written to {target.parent} ({exc}) — free some "
-                "disk space or fix the folder's permissions, or turn the int8 embedder off."
-            ) from exc
-    return target
+    return derived_file(
+        model, SUFFIX, _build, name="The int8 embedder", fix="turn the int8 embedder off"
+    )
 
 
-def _sweep_leftovers(folder: Path) -> None:
-    """Remove temporary folders a killed preparation left behind (~150 MB each)."""
-    now = time.time()
-    for leftover in folder.glob(f"{_TMP_PREFIX}*"):
-        try:
-            if now - leftover.stat().st_mtime > _STALE_SECONDS:
-                shutil.rmtree(leftover, ignore_errors=True)
-        except OSError:
-            pass  # another process removed it first
+def _build(source: Path, target: Path, scratch: Path) -> None:
+    folded = scratch / "folded.onnx"
+    _fold_constants(source, folded)
+    _quantize(folded, target)
+    _check_integer_ops(target, source=source)
 
 
 def _fold_constants(source: Path, folded: Path) -> None:

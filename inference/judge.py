@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelUnavailable
+from inference.judge_graph import judge_file
 from inference.onnx_session import cpu_session
 from inference.registry import ResolvedModel
 
@@ -114,12 +115,20 @@ class OnnxJudge(Judge):
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer = tokenizer
         self._tok_lock = threading.Lock()
-        self._session = cpu_session(
-            model.path,
-            threads=self.settings.threads,
-            what="the judge file is damaged: reinstall Antinomy, or remove the judge path from "
-            "the settings to use the bundled one.",
+        path = judge_file(model)
+        if path != model.path:
+            self.model_id += "+int7"
+        what = (
+            "the judge file is damaged: reinstall Antinomy, or remove the judge path from "
+            "the settings to use the bundled one."
         )
+        try:
+            self._session = cpu_session(path, threads=self.settings.threads, what=what)
+        except ModelUnavailable:
+            if path == model.path:
+                raise
+            path.unlink(missing_ok=True)  # a damaged cached copy: build it again, once
+            self._session = cpu_session(judge_file(model), threads=self.settings.threads, what=what)
         self._inputs = {i.name for i in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:
