@@ -69,6 +69,30 @@ def test_short_generic_lines_are_not_evidence() -> None:
     assert not is_evidence(generic) and is_evidence(real)
 
 
+def test_a_line_that_is_mostly_links_points_elsewhere_and_is_not_evidence() -> None:
+    # Written for this test; the sample vault's see-also lines have this shape.
+    pointers = [
+        "[[Sourdough starter]], [[Bread flour]].",
+        "Method notes live in [[Morning pages]] and [[Writing/On drafts]].",
+        "Voir aussi [[Semis]] et [[Calendrier du potager]].",
+        "[Runbook](runbook.md) and [[On-call rota|the rota]].",
+    ]
+    claims = [
+        "[[Projects/Staging|Staging]] keeps deploying on every merge.",
+        "We store everything in [[PostgreSQL]] instead of [[MongoDB]].",
+        "Il pane si fa con il [[lievito madre]], mai con quello di birra.",
+    ]
+    for line in pointers:
+        (sentence,) = split_sentences(line)
+        assert not is_evidence(sentence), line
+    for line in claims:
+        (sentence,) = split_sentences(line)
+        assert is_evidence(sentence), line
+    (staging,) = split_sentences(claims[0])
+    assert staging.text == "Staging keeps deploying on every merge."  # what the judge reads
+    assert staging.linked == {"staging"} and staging.own_words == 3
+
+
 def test_empty_code_only_and_duplicate_notes() -> None:
     assert split_sentences("") == []
     assert split_sentences("```\nonly code\n```\n") == []

@@ -2,7 +2,8 @@
 
 What is *not* a sentence here: frontmatter (callers pass the body), fenced and
 indented code, HTML comments, tables, headings (a heading names a subject, it
-asserts nothing), horizontal rules, and lines that are only a link or a tag.
+asserts nothing), horizontal rules, and lines that are only a tag; lines that are
+mostly links are sentences but not evidence (:func:`is_evidence`).
 List items and block quotes are sentences of their own; wikilinks and Markdown
 links are read as their visible text.
 
@@ -69,10 +70,17 @@ class Sentence:
     text: str
     #: Words that are not stop words (lower case).
     content: frozenset[str]
+    #: Those of ``content`` that come only from the visible text of its links.
+    linked: frozenset[str] = frozenset()
 
     @property
     def content_words(self) -> int:
         return len(self.content)
+
+    @property
+    def own_words(self) -> int:
+        """Content words the sentence says itself, outside its links."""
+        return len(self.content - self.linked)
 
 
 def plain(text: str) -> str:
@@ -81,6 +89,16 @@ def plain(text: str) -> str:
     text = _MDLINK.sub(lambda m: m.group(1), text)
     text = _EMPHASIS.sub("", text)
     return " ".join(text.split())
+
+
+def link_words(quote: str) -> frozenset[str]:
+    """Content words found only inside the links of ``quote`` (their visible text)."""
+    shown = [m.group(2) or m.group(1) for m in _WIKILINK.finditer(quote)]
+    shown += [m.group(1) for m in _MDLINK.finditer(quote)]
+    if not shown:
+        return frozenset()
+    outside = _MDLINK.sub(" ", _WIKILINK.sub(" ", quote))
+    return content_words(" ".join(shown)) - content_words(plain(outside))
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -160,10 +178,17 @@ def split_sentences(body: str) -> list[Sentence]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Sentence(quote=quote, text=text, content=content_words(text)))
+            content = content_words(text)
+            out.append(Sentence(quote, text, content, link_words(quote) & content))
     return out
 
 
 def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
-    """Short, generic lines ("The point is contact.") are not evidence of anything."""
-    return sentence.content_words >= min_content_words
+    """Short, generic lines ("The point is contact.") are not evidence of anything, and
+    neither is a line that is mostly links: "[[Il pane di casa]], [[Lievito madre]]." or
+    "Method questions live in [[Write daily]] and [[On revision]]." point to other notes
+    and assert nothing of their own. A line counts when the words it says outside its
+    links reach ``min_content_words`` and outnumber the words of its links
+    ("[[Staging]] keeps deploying on every merge." does)."""
+    own = sentence.own_words
+    return own >= min_content_words and own > len(sentence.linked)
