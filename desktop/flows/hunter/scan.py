@@ -113,6 +113,7 @@ class _Scan:
         self.attempts: list[Attempt] = []
         self.raw_failures: list[str] = []
         self.loaded: dict[str, NoteInPrompt] = {}
+        self.unloadable: set[str] = set()  # excluded once, not at every ask
         self.excerpts: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.failed_batches = 0
@@ -127,14 +128,18 @@ class _Scan:
             if path in self.loaded:
                 ok.append(path)
                 continue
+            if path in self.unloadable:
+                continue
             try:
                 note = read_note(self.root, path)
             except NoteSkipped as exc:
                 self.excluded.append(Excluded(path, f"unreadable now: {exc}"))
+                self.unloadable.add(path)
                 continue
             body = note.body.strip()
             if not body:
                 self.excluded.append(Excluded(path, "empty body"))
+                self.unloadable.add(path)
                 continue
             fp = note.frontmatter.get("hunter_false_positives")
             dismissed = fp if isinstance(fp, list) else [fp] if isinstance(fp, str) else []
@@ -267,6 +272,16 @@ class _Scan:
 
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
+
+    def recorded(self, a: str, b: str) -> bool:
+        """A tension note and a note it records a clash with (or a decision and the one it
+        supersedes): skipped before the budget, counted as ``recorded``."""
+        if len(self.load([a, b])) < 2:
+            return False  # unreadable now: the exclusion says so
+        if not records_pair(self.loaded[a], self.loaded[b]):
+            return False
+        self.verifier.dropped["recorded"] += 1
+        return True
 
     # -- judge -------------------------------------------------------------
 
@@ -527,7 +542,7 @@ def _whole_vault(s: _Scan) -> tuple[int, int, int, str]:
     eligible, excluded = scannable(s.index, s.settings)
     s.excluded.extend(excluded)
     s.tick(0, 1, "finding candidate pairs")
-    wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings)
+    wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings, skip=s.recorded)
     s.excluded.extend(left_out)
     loaded = set(s.load(sorted({p for pair in wanted for p in pair})))
     pairs = [(a, b) for a, b in wanted if a in loaded and b in loaded]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,17 +96,33 @@ def candidate_pairs(
     return pairs, excluded
 
 
-def plan_batches(index: VaultIndex, eligible: Sequence[str], settings: ScanSettings) -> PairPlan:
+#: ``skip(a, b)`` (paths in order): a candidate pair the run leaves out before its budget.
+Skip = Callable[[str, str], bool]
+
+
+def plan_batches(
+    index: VaultIndex,
+    eligible: Sequence[str],
+    settings: ScanSettings,
+    *,
+    skip: Skip | None = None,
+) -> PairPlan:
     """Group the best candidate pairs into prompts of at most ``batch_notes`` notes.
 
     Greedy: the strongest pair not yet covered opens a batch; pairs that add at
     most one new note join it while it has room. Every candidate pair whose two
-    notes share a batch counts as considered.
+    notes share a batch counts as considered. Pairs ``skip`` names take no place in
+    the ``max_pairs`` budget; it is asked only until the budget is full.
     """
     scored, excluded = candidate_pairs(index, eligible, settings)
     ranked = sorted(scored, key=lambda k: (-scored[k], sorted(k)))
-    budget = ranked[: settings.max_pairs]
-    over = ranked[settings.max_pairs :]
+    budget: list[frozenset[str]] = []
+    over: list[frozenset[str]] = []
+    for pair in ranked:
+        if len(budget) >= settings.max_pairs:
+            over.append(pair)
+        elif skip is None or not skip(*sorted(pair)):
+            budget.append(pair)
     in_budget = {p for pair in budget for p in pair}
     for path in sorted({p for pair in over for p in pair} - in_budget):
         excluded.append(
@@ -143,13 +159,19 @@ def plan_batches(index: VaultIndex, eligible: Sequence[str], settings: ScanSetti
 
 
 def whole_vault_pairs(
-    index: VaultIndex, eligible: Sequence[str], settings: ScanSettings
+    index: VaultIndex,
+    eligible: Sequence[str],
+    settings: ScanSettings,
+    *,
+    skip: Skip | None = None,
 ) -> tuple[list[tuple[str, str]], list[Excluded]]:
     """The note pairs a whole-vault scan judges, sorted, and the notes it leaves out.
 
     The scan, the judge's calibration and the judge comparison all take their pairs
-    from here, so a threshold is measured on exactly the pairs the scan judges."""
-    plan = plan_batches(index, eligible, settings)
+    from here, so a threshold is measured on exactly the pairs the scan judges.
+    ``skip`` names pairs that are not judged and take no place in the budget (the scan:
+    a tension note and a note it records a clash with)."""
+    plan = plan_batches(index, eligible, settings, skip=skip)
     wanted = sorted({(min(p), max(p)) for b in plan.batches for p in b.pairs})
     return wanted, plan.excluded
 
