@@ -76,11 +76,15 @@ def test_a_line_that_is_mostly_links_points_elsewhere_and_is_not_evidence() -> N
         "Method notes live in [[Morning pages]] and [[Writing/On drafts]].",
         "Voir aussi [[Semis]] et [[Calendrier du potager]].",
         "[Runbook](runbook.md) and [[On-call rota|the rota]].",
+        "Voir aussi [[Semis]] pour les dates des semis et le choix des variétés de tomates.",
+        "See [[Release checklist]] for every step of a production release.",
+        "Vedi anche [[Il forno]]: la temperatura giusta per il pane del sabato.",
     ]
     claims = [
         "[[Projects/Staging|Staging]] keeps deploying on every merge.",
         "We store everything in [[PostgreSQL]] instead of [[MongoDB]].",
         "Il pane si fa con il [[lievito madre]], mai con quello di birra.",
+        "Seeds for the [[Allotment]] are ordered every February from the same supplier.",
     ]
     for line in pointers:
         (sentence,) = split_sentences(line)

@@ -58,6 +58,9 @@ _ABBREV_TEXT = """
 _ABBREV = frozenset(_ABBREV_TEXT.split())
 _END = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9¿¡])")
 
+#: How a cross-reference opens ("See also", "Voir aussi", "Vedi anche", "Cf.", "Cfr.").
+_SEE = re.compile(r"^\W*(?:see|voir|vedi|cf|cfr)\b", re.IGNORECASE)
+
 #: Sentences longer than this are cut for the judge (it reads 128 tokens per pair).
 MAX_WORDS = 60
 
@@ -185,10 +188,17 @@ def split_sentences(body: str) -> list[Sentence]:
 
 def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
     """Short, generic lines ("The point is contact.") are not evidence of anything, and
-    neither is a line that is mostly links: "[[Il pane di casa]], [[Lievito madre]]." or
-    "Method questions live in [[Write daily]] and [[On revision]]." point to other notes
-    and assert nothing of their own. A line counts when the words it says outside its
-    links reach ``min_content_words`` and outnumber the words of its links
-    ("[[Staging]] keeps deploying on every merge." does)."""
+    neither is a line that points to other notes:
+
+    * mostly links: "[[Il pane di casa]], [[Lievito madre]]." or "Method questions live
+      in [[Write daily]] and [[On revision]]." assert nothing of their own. A line counts
+      when the words it says outside its links reach ``min_content_words`` and outnumber
+      the words of its links ("[[Staging]] keeps deploying on every merge." does);
+    * a cross-reference: a line with a link that opens with "See", "Voir", "Vedi" or "Cf."
+      ("Voir aussi [[Nourrir le sol]] pour la préparation des planches.").
+    """
+    has_link = _WIKILINK.search(sentence.quote) or _MDLINK.search(sentence.quote)
+    if has_link and _SEE.match(sentence.text):
+        return False
     own = sentence.own_words
     return own >= min_content_words and own > len(sentence.linked)
