@@ -68,13 +68,15 @@ class EmbedderSettings:
     max_tokens: int = 256
     #: Run a real-int8 copy of the model (inference/int8.py), one text per run:
     #: a batch would share one activation scale, so a text's vector would depend
-    #: on its neighbours. Measured (tests/perf/bench_embedder.py): cosine to the
-    #: shipped vectors mean 0.994 / min 0.990; 1.2–1.9× faster per text at the
-    #: same batch size. Off for notes and search (written queries lost 1.7 points of
-    #: nDCG@10 on the sample vault, tests/perf/bench_retrieval.py); the guard runs its
-    #: own int8 copy (RuntimeSettings.guard_int8). ~5 s of preparation on first use,
-    #: then cached; ``max_batch`` is then ignored.
-    int8: bool = False
+    #: on its neighbours. Measured: cosine to the shipped vectors mean 0.994 / min
+    #: 0.990 (tests/perf/bench_embedder.py); the sample vault indexed 1.8× faster,
+    #: and on 144 labelled queries nDCG@10 / recall@10 within a point of fp32
+    #: (hybrid −0.02 / +0.83, cosine alone −0.87 / −0.42; tests/perf/bench_retrieval.py).
+    #: On by default since session 6 (notes, search, scans and the guard alike); a
+    #: model id of its own, so an index never mixes the two. ~5 s of preparation on
+    #: first use, then cached; ``max_batch`` is then ignored. When the copy cannot be
+    #: made, :func:`inference.engines.open_embedder` falls back to fp32 and says why.
+    int8: bool = True
 
 
 class OnnxEmbedder(Embedder):

@@ -44,8 +44,9 @@ class RuntimeSettings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     verify_hashes: bool = True
     #: The guard embeds its decisions and each change with a real-int8 copy of the
-    #: embedder (both sides the same precision; 2–3× faster per text), while the note
-    #: index and search keep fp32 — README "Speed under load" has the measurements.
+    #: embedder (both sides the same precision; 2–3× faster per text). Since session 6
+    #: the embedder itself is int8 by default (``EmbedderSettings.int8``), and the guard
+    #: then shares it; with an fp32 embedder the guard still gets its own int8 copy.
     guard_int8: bool = True
 
 
@@ -97,7 +98,13 @@ def open_embedder(
     model = resolve_model("embedder", settings.embedder_path, verify=settings.verify_hashes)
     if on_model is not None:
         on_model(model)
-    return OnnxEmbedder(model, settings.embedder)
+    # int8 was measured on the shipped model only: another file runs as it is.
+    if settings.embedder.int8 and model.verified:
+        try:
+            return OnnxEmbedder(model, settings.embedder)
+        except ModelUnavailable as exc:  # no `onnx`, no disk space, a graph it cannot quantise
+            log.warning("the embedder runs in fp32: %s", exc)
+    return OnnxEmbedder(model, replace(settings.embedder, int8=False))
 
 
 def open_int8_embedder(settings: RuntimeSettings, embedder: Embedder) -> Embedder | None:
@@ -106,7 +113,7 @@ def open_int8_embedder(settings: RuntimeSettings, embedder: Embedder) -> Embedde
     the copy the first time, then it is cached on disk."""
     from inference.embedder import OnnxEmbedder
 
-    if not isinstance(embedder, OnnxEmbedder) or settings.embedder.int8:
+    if not isinstance(embedder, OnnxEmbedder) or embedder.settings.int8:
         return None
     return OnnxEmbedder(embedder.model, replace(settings.embedder, int8=True))
 

@@ -15,13 +15,25 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-test-home-")
 
 
+#: Derived model copies (the int8 embedder, the judge's 7-bit copy: inference/derived.py)
+#: take seconds to build; every test home shares one folder of them, built at most once a
+#: session, unless the test is marked ``own_model_cache``.
+_DERIVED = Path(os.environ["ANTINOMY_HOME"]) / "data" / "models"
+
+
 @pytest.fixture(autouse=True)
 def antinomy_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> Path:
     """Never touch the developer's own settings, caches or token."""
     home = tmp_path_factory.mktemp("antinomy-home")
     monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    if request.node.get_closest_marker("own_model_cache") is None:
+        _DERIVED.mkdir(parents=True, exist_ok=True)
+        (home / "data").mkdir()
+        (home / "data" / "models").symlink_to(_DERIVED, target_is_directory=True)
     return home
 
 

@@ -95,7 +95,7 @@ def test_no_module_renames_its_own_temp_file() -> None:
     """State files go through inference/atomic.py; only the journal keeps its own."""
     allowed = {
         "inference/atomic.py",
-        "inference/int8.py",  # a prepared model file, moved into place once
+        "inference/derived.py",  # a prepared model file, moved into place once
         "desktop/resources.py",  # a whole folder (the sample vault copy), not a file
     }
     found = []

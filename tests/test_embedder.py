@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from inference.embedder import EmbedderSettings, OnnxEmbedder
+from inference.engines import RuntimeSettings, open_embedder
 from inference.errors import ModelUnavailable
 from inference.registry import resolve_model
 
@@ -81,7 +82,7 @@ def _tiny_onnx(path: Path, *, rank: int) -> Path:
 def test_onnx_with_wrong_output_shape_is_refused(tmp_path: Path) -> None:
     bad = _tiny_onnx(tmp_path / "pooled.onnx", rank=2)
     with pytest.raises(ModelUnavailable) as info:
-        OnnxEmbedder(resolve_model("embedder", bad))
+        open_embedder(RuntimeSettings(embedder_path=str(bad)))
     assert "returns an output of shape (1, 3)" in str(info.value)
     assert "token embeddings shaped (batch, tokens, dimension)" in str(info.value)
 
@@ -90,7 +91,7 @@ def test_file_that_is_not_onnx_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "model.onnx"
     junk.write_bytes(b"this is not a protobuf" * 10)
     with pytest.raises(ModelUnavailable, match="cannot be loaded as an ONNX model"):
-        OnnxEmbedder(resolve_model("embedder", junk))
+        open_embedder(RuntimeSettings(embedder_path=str(junk)))
 
 
 def test_batches_respect_the_token_budget(embedder: OnnxEmbedder) -> None:

@@ -194,8 +194,9 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(sample_vault_source(), root)
     # These tests check the hook's plumbing, not the judge's calibration
     # (tests/perf/calibrate_guard.py does): a lower judge threshold keeps the sample
-    # calls' verdicts clear of the shipped default's edge.
-    save_settings(root, GuardSettings(enabled=True, judge_threshold=0.5))
+    # calls' verdicts clear of the shipped default's edge. The Codex call is a bare shell
+    # command (no description), which the judge reads weakly: 0.49 against ADR-0012.
+    save_settings(root, GuardSettings(enabled=True, judge_threshold=0.4))
     return root
 
 

@@ -18,7 +18,7 @@ from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel, resolve_model
 from tests.perf.corpus import notes
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.own_model_cache]
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
     home, _ = prepared
     monkeypatch.setenv("ANTINOMY_HOME", str(home))
     sample = notes()[::5]  # 30 notes: short, long, French, Italian
-    shipped = OnnxEmbedder(model, EmbedderSettings(threads=2))
+    shipped = OnnxEmbedder(model, EmbedderSettings(threads=2, int8=False))
     quantized = OnnxEmbedder(model, EmbedderSettings(threads=2, int8=True))
     assert quantized.name != shipped.name  # an index can tell the two apart
     ref, vec = shipped.embed(sample), quantized.embed(sample)
@@ -122,7 +122,27 @@ def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
     assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
 
 
-def test_the_guard_gets_the_int8_copy_and_the_index_keeps_fp32(
+def test_the_embedder_is_int8_by_default_and_the_guard_shares_it(
+    prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inference.engines import open_embedder
+    from inference.runtime import Runtime
+    from tests.fakes import ScriptedGenerator, ScriptedJudge
+
+    home, _ = prepared
+    monkeypatch.setenv("ANTINOMY_HOME", str(home))
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=open_embedder,
+        make_judge=ScriptedJudge,
+    )
+    rt.wait_ready(timeout=60)
+    assert rt.embedder.name.endswith("(int8)")
+    assert rt.guard_embedder() is rt.embedder  # one precision, one engine
+    rt.close()
+
+
+def test_with_an_fp32_embedder_the_guard_gets_its_own_int8_copy(
     prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from inference.runtime import Runtime
@@ -132,7 +152,7 @@ def test_the_guard_gets_the_int8_copy_and_the_index_keeps_fp32(
     monkeypatch.setenv("ANTINOMY_HOME", str(home))
     rt = Runtime(
         make_generator=lambda: ScriptedGenerator(["x", "{}"]),
-        make_embedder=lambda: OnnxEmbedder(model),
+        make_embedder=lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)),
         make_judge=ScriptedJudge,
     )
     rt.wait_ready(timeout=60)
@@ -154,7 +174,7 @@ def test_without_the_int8_copy_the_guard_says_why_and_uses_fp32(
     monkeypatch.setitem(sys.modules, "onnx", None)  # no onnx, no cached copy (fresh home)
     rt = Runtime(
         make_generator=lambda: ScriptedGenerator(["x", "{}"]),
-        make_embedder=lambda: OnnxEmbedder(model),
+        make_embedder=lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)),
         make_judge=ScriptedJudge,
     )
     rt.wait_ready(timeout=60)
@@ -164,3 +184,19 @@ def test_without_the_int8_copy_the_guard_says_why_and_uses_fp32(
         "package — run `pip install onnx`, or turn the int8 embedder off in the settings."
     )
     rt.close()
+
+
+def test_without_the_int8_copy_the_embedder_runs_fp32_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from inference.engines import open_embedder
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # no onnx, no cached copy (fresh home)
+    with caplog.at_level("WARNING", logger="inference.engines"):
+        embedder = open_embedder()
+    assert isinstance(embedder, OnnxEmbedder) and not embedder.settings.int8
+    assert not embedder.name.endswith("(int8)")  # an index tells its vectors apart
+    assert "the embedder runs in fp32: Preparing the int8 embedder needs the `onnx`" in (
+        caplog.text
+    )
+    assert embedder.embed(["It still embeds."]).shape == (1, 384)

@@ -126,6 +126,7 @@ def test_the_shipped_judge_runs_from_its_cached_7_bit_copy(
 
 
 @pytest.mark.model
+@pytest.mark.own_model_cache  # it damages the copy
 def test_a_damaged_cached_copy_is_built_again(shipped: ResolvedModel, antinomy_home: Path) -> None:
     path = judge_graph.judge_file(shipped)
     path.write_bytes(b"half a model")

@@ -150,6 +150,14 @@ def test_llm_threads_override_reaches_the_runtime() -> None:
     assert chosen.runtime_settings().llama.threads == 1
 
 
+def test_the_embedder_precision_reaches_the_runtime() -> None:
+    assert Settings().runtime_settings().embedder.int8  # int8 by default (README "Precision")
+    fp32 = settings_from_dict({"performance": {"embedder_int8": False}})
+    assert not fp32.runtime_settings().embedder.int8
+    with pytest.raises(SettingsInvalid, match=r"performance.embedder_int8 has the wrong type"):
+        settings_from_dict({"performance": {"embedder_int8": "no"}})
+
+
 @pytest.mark.parametrize("value", [-1, 65])
 def test_bad_llm_threads_are_refused_by_name(value: int) -> None:
     with pytest.raises(SettingsInvalid) as info:

@@ -6,7 +6,8 @@ re-index after changing one note, search latency p50/p99 (query embedding +
 BM25 + vectors + fusion), database size and peak memory. Then exact vector
 search alone at 10k and 100k vectors, p50/p99. Prints one JSON object.
 
-Run: ``python tests/perf/bench_index.py [--sizes 1000,10000] [--no-embed]``.
+Run: ``python tests/perf/bench_index.py [--sizes 1000,10000] [--no-embed]
+[--precisions int8,fp32:1000]`` (the int8 embedder at every size, fp32 at 1k beside it).
 The 10k embedding pass takes several minutes on 2 cores.
 """
 
@@ -140,14 +141,15 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p99_ms": round(p99 * 1000, 2)}
 
 
-def bench_size(n: int, embed: bool, threads: int, tmp: Path) -> dict[str, object]:
-    root = tmp / f"vault-{n}"
+def bench_size(
+    n: int, embed: bool, threads: int, tmp: Path, *, int8: bool = True
+) -> dict[str, object]:
+    root = tmp / f"vault-{n}-{'int8' if int8 else 'fp32'}"
     make_vault(root, n)
     model = None
     if embed:
-        model = embedding_model(
-            OnnxEmbedder(resolve_model("embedder"), EmbedderSettings(threads=threads))
-        )
+        settings = EmbedderSettings(threads=threads, int8=int8)
+        model = embedding_model(OnnxEmbedder(resolve_model("embedder"), settings))
     phases: dict[str, float] = {}
     last = {"t": time.perf_counter(), "phase": ""}
 
@@ -190,6 +192,7 @@ def bench_size(n: int, embed: bool, threads: int, tmp: Path) -> dict[str, object
     size = sum(p.stat().st_size for p in db.parent.glob("index.db*"))
     return {
         "notes": n,
+        "embedder": "int8" if int8 else "fp32",
         "full_index_s": round(full, 2),
         "notes_per_s": round(n / full, 1),
         "phases_s": {k: round(v, 2) for k, v in phases.items()},
@@ -235,13 +238,23 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--no-embed", action="store_true")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument(
+        "--precisions",
+        default="int8,fp32:1000",
+        help="embedders to index with, side by side: int8 (the default since session 6) and "
+        "fp32; NAME:SIZES limits one to those sizes (fp32 takes ~20 min at 10k)",
+    )
     args = ap.parse_args()
+    runs: list[tuple[int, bool]] = []
+    for item in args.precisions.split(","):
+        name, _, only = item.partition(":")
+        for size in (int(x) for x in args.sizes.split(",")):
+            if not only or str(size) in only.split("+"):
+                runs.append((size, name == "int8"))
     tmp = Path(tempfile.mkdtemp(prefix="antinomy-bench-"))
     os.environ.setdefault("ANTINOMY_HOME", str(tmp / "home"))
     try:
-        sizes = [
-            bench_size(int(s), not args.no_embed, args.threads, tmp) for s in args.sizes.split(",")
-        ]
+        sizes = [bench_size(n, not args.no_embed, args.threads, tmp, int8=int8) for n, int8 in runs]
         vectors = [bench_vectors(n) for n in (10_000, 100_000)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -150,13 +150,13 @@ def vectors(real: np.ndarray) -> list[dict[str, Any]]:
     return out
 
 
-def hybrid(index: VaultIndex, rounds: int) -> dict[str, Any]:
+def hybrid(index: VaultIndex, rounds: int, *, int8: bool = True) -> dict[str, Any]:
     """Search with a query embedding, on the 10k vault with vectors of its own words."""
     from desktop.flows.embedding import embedding_model
-    from inference.embedder import OnnxEmbedder
+    from inference.embedder import EmbedderSettings, OnnxEmbedder
     from inference.registry import resolve_model
 
-    embedder = OnnxEmbedder(resolve_model("embedder"))
+    embedder = OnnxEmbedder(resolve_model("embedder"), EmbedderSettings(int8=int8))
     model = embedding_model(embedder)
     rng = np.random.default_rng(5)
     paths = [n.path for n in index.notes()]
@@ -193,7 +193,8 @@ def main() -> None:
     result: dict[str, Any] = {"load_start": load()}
     result["full_text_10k"] = full_text(index, args.rounds)
     result["vectors"] = vectors(sentence_embeddings())
-    result["hybrid_10k"] = hybrid(index, args.rounds)
+    result["hybrid_10k"] = hybrid(index, args.rounds)  # the app's int8 embedder
+    result["hybrid_10k_fp32"] = hybrid(index, args.rounds, int8=False)
     index.close()
     result["load_end"] = load()
     print(json.dumps(result, indent=2))
