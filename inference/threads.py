@@ -24,6 +24,11 @@ while our own embedder ran. Three rules follow:
   ``nice``d job counts too: the "background job" above ran at ``nice 19``, and with
   autogroup scheduling a niced job in another session still gets its share), minus
   our own other engines that are working (the embedder, the judge, each on one thread).
+* **Then the count that measured fastest.** Free cores are not always faster: on an
+  idle AVX-512 machine two threads gave 47.8 tok/s and one 98.1 (session 6). So each
+  count up to the free cores is tried once, a smaller one is kept while it measures at
+  least 10 % faster, and the free count is tried again every 64 tokens
+  (:meth:`ThreadBudget.measured`).
 
 The time of each step is still recorded per thread count (:meth:`ThreadBudget.rates`,
 for benchmarks and diagnostics). A thread count set in the settings
@@ -48,6 +53,11 @@ _REUSE_SECONDS = 0.25
 _BUSY_FRACTION = 0.5
 #: Weight of the newest rate in a thread count's running average.
 _SMOOTHING = 0.25
+#: Every this many generated tokens, the free-core count is used even where a smaller
+#: count measured faster, so its rate follows the machine as it changes.
+PROBE_EVERY = 64
+#: A smaller thread count is chosen only when it measured at least this much faster.
+_MARGIN = 0.1
 
 
 def passive_openmp() -> None:
@@ -166,6 +176,7 @@ class ThreadBudget:
         #: The last free-core estimate, for diagnostics and benchmarks.
         self.last: ThreadChoice | None = None
         self._rates: dict[str, dict[int, float]] = {}
+        self._tokens = 0
 
     def _measure(self) -> float:
         now = time.monotonic()
@@ -204,7 +215,27 @@ class ThreadBudget:
             return self.fixed
         if kind == "prompt":
             return self.all_cores()
-        return self.free_cores()
+        return self.measured(self.free_cores())
+
+    def measured(self, free: int) -> int:
+        """The thread count for a generated token, at most ``free``: the one whose tokens
+        came fastest. Free cores are not always faster: with the 135M model, two threads
+        gave 47.8 tok/s and one 98.1 on an idle AVX-512 machine (a synchronisation per
+        layer costs more than a second core gives a token this small), where another
+        machine gave 67 against 48. So each count up to ``free`` is tried once, a smaller
+        one is kept while it measures at least 10 % faster, and ``free`` itself is tried
+        again every :data:`PROBE_EVERY` tokens."""
+        with self._lock:
+            self._tokens += 1
+            rates = dict(self._rates.get("token", {}))
+            probe = self._tokens % PROBE_EVERY == 0
+        if free <= 1 or probe:
+            return free
+        untried = [n for n in range(1, free + 1) if n not in rates]
+        if untried:
+            return untried[-1]  # free first, then the smaller counts
+        best = max(range(1, free + 1), key=rates.__getitem__)
+        return best if rates[best] > rates[free] * (1 + _MARGIN) else free
 
     def record(self, kind: str, threads: int, steps: int, seconds: float) -> None:
         """``steps`` tokens of ``kind`` took ``seconds`` on ``threads`` threads (kept as a

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from inference.threads import (
+    PROBE_EVERY,
     CpuSample,
     ThreadBudget,
     busy_elsewhere,
@@ -113,6 +114,35 @@ def test_step_times_are_kept_per_count_for_diagnostics_without_changing_the_choi
     assert rates["token"][1] == pytest.approx(10.0) and rates["token"][2] == pytest.approx(100.0)
     assert rates["prompt"] == {2: pytest.approx(200.0)}
     assert budget.threads("token") == 1  # the embedder still holds a core
+
+
+def test_tokens_take_the_count_that_measured_fastest_and_probe_the_free_one() -> None:
+    """Free cores are not always faster for a token (one thread 98 tok/s, two 48, on an
+    idle machine): each count is tried, the faster kept, the free count re-probed."""
+    quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)
+    budget = ThreadBudget(cores=2, sample=lambda: quiet)
+    assert budget.threads("token") == 2  # nothing measured: the free cores
+    budget.record("token", 2, 1, 1 / 48)
+    assert budget.threads("token") == 1  # the smaller count is tried once
+    budget.record("token", 1, 1, 1 / 98)
+    chosen = []
+    for _ in range(2 * PROBE_EVERY):
+        n = budget.threads("token")
+        chosen.append(n)
+        budget.record("token", n, 1, 1 / 98 if n == 1 else 1 / 48)
+    assert chosen.count(2) == 2 and chosen.count(1) == 2 * PROBE_EVERY - 2
+    assert budget.threads("prompt") == 2  # a prompt batch still takes every core
+    for _ in range(8):  # the machine changed: two threads now win
+        budget.record("token", 2, 1, 1 / 150)
+    assert budget.threads("token") == 2
+
+
+def test_a_smaller_count_must_be_clearly_faster() -> None:
+    quiet = CpuSample(at=0.0, machine_busy=0.0, own=0.0)
+    budget = ThreadBudget(cores=2, sample=lambda: quiet)
+    budget.record("token", 2, 1, 1 / 60)
+    budget.record("token", 1, 1, 1 / 63)  # 5 % faster: within noise
+    assert budget.threads("token") == 2
 
 
 def test_a_thread_count_from_the_settings_is_used_as_given() -> None:
