@@ -86,10 +86,11 @@ def prepare(model: ResolvedModel) -> tuple[Path, dict[str, Any]]:
 
 
 def make(model: ResolvedModel, variant: str, threads: int, int8_file: Path) -> OnnxEmbedder:
-    if variant == "shipped":
-        return OnnxEmbedder(model, EmbedderSettings(threads=threads))
+    if variant == "shipped":  # the shipped file as it is (fp32 arithmetic)
+        return OnnxEmbedder(model, EmbedderSettings(threads=threads, int8=False))
     if variant == "int8":  # the int8 file, batched like the shipped one
-        return OnnxEmbedder(model, EmbedderSettings(threads=threads), onnx_path=int8_file)
+        settings = EmbedderSettings(threads=threads, int8=False)
+        return OnnxEmbedder(model, settings, onnx_path=int8_file)
     return OnnxEmbedder(model, EmbedderSettings(threads=threads, int8=True))
 
 

@@ -117,7 +117,7 @@ def main() -> None:
     os.environ.setdefault("ANTINOMY_HOME", str(work / "home"))
     model = resolve_model("embedder")
     assert model.tokenizer is not None
-    fp32 = OnnxEmbedder(model, EmbedderSettings(threads=1))
+    fp32 = OnnxEmbedder(model, EmbedderSettings(threads=1, int8=False))
     int8 = OnnxEmbedder(model, EmbedderSettings(threads=1, int8=True))
     variants: dict[str, Embed] = {
         "app_fp32": fp32.embed,

@@ -139,7 +139,7 @@ def eager(gen: LlamaGenerator, n_out: int) -> dict[str, float]:
 @contextlib.contextmanager
 def busy_embedder() -> Iterator[threading.Event]:
     """Keep the shipped embedder (1 thread) busy in this process meanwhile."""
-    embedder = OnnxEmbedder(resolve_model("embedder"), EmbedderSettings(threads=1))
+    embedder = OnnxEmbedder(resolve_model("embedder"), EmbedderSettings(threads=1))  # int8
     done = threading.Event()
     busy = threading.Event()
     busy.set()
