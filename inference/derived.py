@@ -10,12 +10,13 @@ old copies stay in use.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from inference.errors import ModelUnavailable
@@ -77,3 +78,38 @@ def sweep_leftovers(folder: Path) -> None:
                     shutil.rmtree(leftover, ignore_errors=True)
             except OSError:
                 pass  # another process removed it first
+
+
+def quantize_7bit(source: Path, target: Path, *, exclude: Sequence[str] = ()) -> None:
+    """Dynamic int8 quantisation of ``source``'s constant-weight MatMuls but ``exclude``:
+    weights per output channel, in 7 bits (``reduce_range``). On CPUs without VNNI, ONNX
+    Runtime's u8×s8 kernel adds pairs of products in 16 bits, which saturates with
+    full-range weights; in 7 bits both kernels add exactly, so every CPU computes the
+    same vectors and verdicts."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quiet = _QuantiserAdvice()
+    root = logging.getLogger()
+    root.addFilter(quiet)  # its advice to pre-process goes to the root logger
+    try:
+        # Paths, not a ModelProto: with a proto the quantiser saves a copy in the system
+        # temp folder; with a path its shape-inference file lands beside ours.
+        quantize_dynamic(
+            source,
+            target,
+            op_types_to_quantize=["MatMul"],
+            per_channel=True,
+            reduce_range=True,
+            weight_type=QuantType.QInt8,
+            nodes_to_exclude=list(exclude),
+        )
+    finally:
+        root.removeFilter(quiet)
+
+
+class _QuantiserAdvice(logging.Filter):
+    """Drops the quantiser's generic warnings ("consider pre-processing", "already
+    quantized?"): they are about its input, which is ours and known."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "onnxruntime" not in record.pathname

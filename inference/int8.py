@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inference.derived import derived_file, derived_path
+from inference.derived import derived_file, derived_path, quantize_7bit
 from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel
 
@@ -110,19 +110,7 @@ def _outlier_matmuls(folded: Path, count: int) -> list[str]:
 
 def _quantize(folded: Path, quantized: Path) -> None:
     """Dynamic int8 quantisation of every constant-weight MatMul but the outlier ones."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    # Paths, not a ModelProto: with a proto the quantiser saves a copy in the
-    # system temp folder; with a path its shape-inference file lands beside ours.
-    quantize_dynamic(
-        folded,
-        quantized,
-        op_types_to_quantize=["MatMul"],
-        per_channel=True,
-        reduce_range=True,
-        weight_type=QuantType.QInt8,
-        nodes_to_exclude=_outlier_matmuls(folded, FP32_OUTLIER_LAYERS),
-    )
+    quantize_7bit(folded, quantized, exclude=_outlier_matmuls(folded, FP32_OUTLIER_LAYERS))
 
 
 def _check_integer_ops(quantized: Path, *, source: Path) -> None:

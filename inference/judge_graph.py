@@ -32,7 +32,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from inference.derived import derived_file, derived_path
+from inference.derived import derived_file, derived_path, quantize_7bit
 from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel
 
@@ -90,36 +90,12 @@ def fits_seven_bits(proto: Any) -> bool:
 
 def _build(source: Path, target: Path, scratch: Path) -> None:
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     proto = onnx.load(str(source))
     fp32_activations(proto)
     step = scratch / "fp32.onnx"
     onnx.save(proto, str(step))
-    quiet = _QuantiserAdvice()
-    root = logging.getLogger()
-    root.addFilter(quiet)  # its advice to pre-process goes to the root logger
-    try:
-        # Paths, not a ModelProto: with a proto the quantiser writes a copy to the
-        # system temp folder.
-        quantize_dynamic(
-            step,
-            target,
-            op_types_to_quantize=["MatMul"],
-            per_channel=True,
-            reduce_range=True,
-            weight_type=QuantType.QInt8,
-        )
-    finally:
-        root.removeFilter(quiet)
-
-
-class _QuantiserAdvice(logging.Filter):
-    """Drops the quantiser's generic warnings ("consider pre-processing", "already
-    quantized?"): they are about its input, which is ours and known."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "onnxruntime" not in record.pathname
+    quantize_7bit(step, target)
 
 
 def fp32_activations(proto: Any) -> int:

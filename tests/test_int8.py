@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +13,10 @@ import onnx
 import pytest
 
 from inference import int8
-from inference.embedder import EmbedderSettings, OnnxEmbedder
+from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder
 from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel, resolve_model
+from inference.runtime import Runtime
 from tests.perf.corpus import notes
 
 pytestmark = [pytest.mark.model, pytest.mark.own_model_cache]
@@ -122,21 +123,26 @@ def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
     assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
 
 
-def test_the_embedder_is_int8_by_default_and_the_guard_shares_it(
-    prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from inference.engines import open_embedder
-    from inference.runtime import Runtime
+def _runtime(make_embedder: Callable[[], Embedder]) -> Runtime:
+    """A runtime with this embedder and scripted other engines, ready."""
     from tests.fakes import ScriptedGenerator, ScriptedJudge
 
-    home, _ = prepared
-    monkeypatch.setenv("ANTINOMY_HOME", str(home))
     rt = Runtime(
         make_generator=lambda: ScriptedGenerator(["x", "{}"]),
-        make_embedder=open_embedder,
+        make_embedder=make_embedder,
         make_judge=ScriptedJudge,
     )
     rt.wait_ready(timeout=60)
+    return rt
+
+
+def test_the_embedder_is_int8_by_default_and_the_guard_shares_it(
+    prepared: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inference.engines import open_embedder
+
+    monkeypatch.setenv("ANTINOMY_HOME", str(prepared[0]))
+    rt = _runtime(open_embedder)
     assert rt.embedder.name.endswith("(int8)")
     assert rt.guard_embedder() is rt.embedder  # one precision, one engine
     rt.close()
@@ -145,17 +151,8 @@ def test_the_embedder_is_int8_by_default_and_the_guard_shares_it(
 def test_with_an_fp32_embedder_the_guard_gets_its_own_int8_copy(
     prepared: tuple[Path, Path], model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inference.runtime import Runtime
-    from tests.fakes import ScriptedGenerator, ScriptedJudge
-
-    home, _ = prepared
-    monkeypatch.setenv("ANTINOMY_HOME", str(home))
-    rt = Runtime(
-        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
-        make_embedder=lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)),
-        make_judge=ScriptedJudge,
-    )
-    rt.wait_ready(timeout=60)
+    monkeypatch.setenv("ANTINOMY_HOME", str(prepared[0]))
+    rt = _runtime(lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)))
     guard = rt.guard_embedder()
     assert rt.guard_embedder() is guard  # made once
     assert guard.name.endswith("(int8)") and not rt.embedder.name.endswith("(int8)")
@@ -168,16 +165,8 @@ def test_with_an_fp32_embedder_the_guard_gets_its_own_int8_copy(
 def test_without_the_int8_copy_the_guard_says_why_and_uses_fp32(
     model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inference.runtime import Runtime
-    from tests.fakes import ScriptedGenerator, ScriptedJudge
-
     monkeypatch.setitem(sys.modules, "onnx", None)  # no onnx, no cached copy (fresh home)
-    rt = Runtime(
-        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
-        make_embedder=lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)),
-        make_judge=ScriptedJudge,
-    )
-    rt.wait_ready(timeout=60)
+    rt = _runtime(lambda: OnnxEmbedder(model, EmbedderSettings(int8=False)))
     assert rt.guard_embedder() is rt.embedder
     assert rt.guard_embedder_note == (
         "the guard uses the fp32 embedder: Preparing the int8 embedder needs the `onnx` "
