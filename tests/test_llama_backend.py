@@ -184,8 +184,12 @@ def test_prompts_run_on_every_core_and_tokens_on_the_free_ones(
         busy.clear()
         generator.thread_use.clear()
         c = generator.complete([Message("user", "Tell me another story")], settings=greedy)
-        assert generator.thread_use == {2: 1 + c.tokens_out}
-        assert all(r > 0 for r in budget.rates()["token"].values())
+        # Both cores free: the free count is tried, then the count that measured faster
+        # (inference/threads.py, ThreadBudget.measured) takes the tokens.
+        assert sum(generator.thread_use.values()) == 1 + c.tokens_out
+        assert generator.thread_use[2] >= 2  # the prompt batch and the free count's try
+        rates = budget.rates()["token"]
+        assert set(rates) == {1, 2} and all(r > 0 for r in rates.values())
     finally:
         generator.budget = fixed
 
