@@ -86,8 +86,13 @@ def quantize_7bit(source: Path, target: Path, *, exclude: Sequence[str] = ()) ->
     Runtime's u8×s8 kernel adds pairs of products in 16 bits, which saturates with
     full-range weights; in 7 bits both kernels add exactly, so every CPU computes the
     same vectors and verdicts."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:  # a bundle or a build that left part of it out
+        raise ModelUnavailable(
+            f"ONNX Runtime's quantiser cannot be loaded ({exc}), so the int8 copy of "
+            f"{source.name} cannot be made"
+        ) from exc
     quiet = _QuantiserAdvice()
     root = logging.getLogger()
     root.addFilter(quiet)  # its advice to pre-process goes to the root logger

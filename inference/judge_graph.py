@@ -23,7 +23,9 @@ valgrind, which hides AVX-512), at the int8 speed (5.8 ms a pair in both orders
 against 6.4 for the shipped graph, and 12.7 for step 1 alone, fp32 arithmetic). The
 copy is built once (~2 s) and cached by the source's hash (``inference/derived.py``).
 A file whose integer weights already fit in 7 bits (``scripts/judge/export.py`` since
-session 6), or that has no ``MatMulInteger`` (an fp32 export), is used as it is.
+session 6), or that has no ``MatMulInteger`` (an fp32 export), is used as it is. When the
+copy cannot be made (no ``onnx`` or quantiser, no disk space) the file runs as shipped,
+with the reason in the log: its verdicts then depend on the CPU again, as before.
 """
 
 from __future__ import annotations
@@ -61,13 +63,17 @@ def judge_file(model: ResolvedModel) -> Path:
         return model.path
     if fits_seven_bits(proto):
         return model.path
-    return derived_file(
-        model,
-        SUFFIX,
-        _build,
-        name="The judge's 7-bit copy",
-        fix="point the settings at a judge exported by scripts/judge/export.py",
-    )
+    try:
+        return derived_file(
+            model,
+            SUFFIX,
+            _build,
+            name="The judge's 7-bit copy",
+            fix="point the settings at a judge exported by scripts/judge/export.py",
+        )
+    except ModelUnavailable as exc:  # no quantiser, no disk space: the graph as shipped
+        log.warning("the judge runs its int8 graph as shipped: %s", exc)
+        return model.path
 
 
 def fits_seven_bits(proto: Any) -> bool:

@@ -189,3 +189,16 @@ def test_without_the_int8_copy_the_embedder_runs_fp32_and_says_why(
         caplog.text
     )
     assert embedder.embed(["It still embeds."]).shape == (1, 384)
+
+
+def test_without_the_quantiser_the_embedder_runs_fp32_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bundle once left out a module the quantiser imports: the embedder still loads."""
+    from inference.engines import open_embedder
+
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
+    with caplog.at_level("WARNING", logger="inference.engines"):
+        embedder = open_embedder()
+    assert isinstance(embedder, OnnxEmbedder) and not embedder.settings.int8
+    assert "ONNX Runtime's quantiser cannot be loaded" in caplog.text

@@ -172,3 +172,16 @@ def test_the_verdict_does_not_depend_on_the_cpu(antinomy_home: Path) -> None:
     a = json.loads(native.stdout.strip().splitlines()[-1])
     b = json.loads(emulated.stdout.strip().splitlines()[-1])
     assert np.allclose(a, b, atol=0.005), (a, b)
+
+
+@pytest.mark.model
+@pytest.mark.own_model_cache  # no cached copy: it must be built, and cannot be
+def test_without_the_quantiser_the_judge_runs_as_shipped_and_says_why(
+    shipped: ResolvedModel, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
+    with caplog.at_level("WARNING", logger="inference.judge_graph"):
+        judge = OnnxJudge(shipped)
+    assert not judge.model_id.endswith("+int7")
+    assert "the judge runs its int8 graph as shipped: ONNX Runtime's quantiser" in caplog.text
+    assert judge.score([("It rains.", "It does not rain.")]).shape == (1, 3)
