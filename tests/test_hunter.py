@@ -594,6 +594,8 @@ def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultInde
         "Production releases go out every Friday afternoon.",
         # Invented: most of its words are in neither quote nor title.
         "Friday releases are a cloud-based payment processing platform for small businesses.",
+        # One quote spliced to the other note's title: nothing of the other side.
+        "Production releases go out every Friday afternoon, more than quiet weekends.",
     )
     for junk in junk_lines:
         run = scan(

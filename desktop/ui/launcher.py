@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 NO_DISPLAY = (
     "antinomy: no display found (DISPLAY/WAYLAND_DISPLAY unset), so the window cannot open — "
-    "running the headless scan on the sample vault instead."
+    "running the headless whole-vault scan on the sample vault instead."
 )
 
 
@@ -29,12 +29,15 @@ def has_display() -> bool:
 
 
 def headless_command() -> list[str]:
-    """The CLI command run instead of the window: a scan if the CLI has it, else an index."""
+    """The CLI command run instead of the window: a whole-vault scan if the CLI has it, else
+    an index. Whole vault, not classic: on the sample vault it shows 3 of the 12 known
+    contradictions in 13 s, where classic (the 20 newest notes, the model proposing pairs)
+    showed none, and one false pair, in 40 s (session 6)."""
     from desktop.cli.main import build_parser
 
     parser = build_parser()
     choices = next((a.choices for a in parser._actions if a.dest == "command" and a.choices), {})
-    return ["scan"] if "scan" in (choices or {}) else ["index"]
+    return ["scan", "--whole-vault"] if "scan" in (choices or {}) else ["index"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,7 +24,7 @@ def test_no_display_says_so_and_runs_the_headless_scan(
     seen: list[list[str]] = []
     monkeypatch.setattr(cli_main_module, "main", lambda argv: seen.append(list(argv)) or 0)
     assert launcher.main([]) == 0
-    assert seen == [["scan"]]
+    assert seen == [["scan", "--whole-vault"]]
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [launcher.NO_DISPLAY]
 

@@ -58,7 +58,10 @@ def about_the_quotes(line: str, pair: Pair) -> bool:
       payment processing platform" for a SQLite ledger);
     * not one quote said again: a line whose words nearly all come from one quote and at
       most one from the other's restates one side and explains nothing (it was most of
-      what the model wrote there).
+      what the model wrote there);
+    * both sides: a word of each quote that the other does not have. The model also wrote
+      one quote spliced to the other note's title ("…says more about their mood than
+      onboarding with a real bug"), which names one side and explains nothing.
     """
     if "[" in line or line.lstrip().startswith(("...", "…")):
         return False
@@ -72,6 +75,8 @@ def about_the_quotes(line: str, pair: Pair) -> bool:
     for one, other in ((a, b), (b, a)):
         if len(words & one) >= 0.8 * len(words) and len(words & (other - one)) <= 1:
             return False
+        if not words & (one - other):
+            return False  # says nothing of one side: one quote and the other note's title
     return True
 
 
