@@ -1,7 +1,8 @@
 """Model files derived from a shipped one, built once and cached beside the app's data.
 
-The int8 embedder (``inference/int8.py``) and the judge's fp32-activation graph
-(``inference/judge_graph.py``) are rewrites of a verified file. Each copy lands in
+The int8 embedder (``inference/int8.py``) and the judge's 7-bit copy
+(``inference/judge_graph.py``) are rewrites of a verified file, both quantised by
+:func:`quantize_7bit`. Each copy lands in
 ``data_dir()/models/<sha256[:16]>-<suffix>``, keyed by its source's hash; it is
 built in a temporary folder beside it and moved into place with ``os.replace``, so
 a crash never leaves a half file there. Changing a recipe needs a new suffix, or

@@ -186,6 +186,6 @@ def _copy(kind: Any, message: Any) -> Any:
 
 def _unexpected(detail: str) -> ModelUnavailable:
     return ModelUnavailable(
-        f"The judge's int8 graph is not one this version can run in fp32 ({detail}) — "
+        f"The judge's int8 graph is not one this version can requantise ({detail}) — "
         "export it with scripts/judge/export.py."
     )

@@ -3,7 +3,7 @@
 Measured on a 2-core machine: llama.cpp's OpenMP workers spin-wait for each other, so
 two threads sharing a core with another busy process collapse — cold start to the
 engines warm 11.5–27.8 s on 2 threads against 2.0–2.2 s on 1, generation 96 → 11 tok/s
-while our own embedder ran. Three rules follow:
+while our own embedder ran. Four rules follow:
 
 * **Passive waiting.** ``OMP_WAIT_POLICY=PASSIVE`` makes an idle OpenMP worker sleep
   instead of spinning (2-thread prompt processing on a loaded machine: 17 → 110

@@ -712,30 +712,51 @@ def test_a_decision_is_not_shown_against_the_one_it_supersedes(tmp_path: Path, m
     assert frozenset((NIGHTLY, STREAMING)) not in {frozenset(c) for c in judge.calls}
 
 
-def test_recorded_pairs_take_no_place_in_the_whole_vault_budget(tmp_path: Path) -> None:
-    """With a budget of one pair, the recorded ADR-1/ADR-2 pair (the closest) is skipped and
-    the next pair is judged in its place, instead of the run judging nothing."""
+def _closest_pair_recorded(tmp_path: Path) -> VaultIndex:
+    """The supersession vault, with ADR-2 worded so that ADR-1 is its nearest note."""
     files = dict(SUPERSEDING)
     files["Decisions/ADR-2 Streaming reports.md"] += (
         "Before it, a nightly batch job computed reports once a night, batch by batch.\n"
     )
     idx = _bag_of_words_vault(tmp_path, files)
-    settings = ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6, max_pairs=1)
-    scored, _ = candidate_pairs(idx, sorted(files), settings)
+    scored, _ = candidate_pairs(idx, sorted(files), ScanSettings(band_low=0.0, band_high=1.0))
     closest = max(scored, key=scored.__getitem__)
     assert closest == {"Decisions/ADR-1 Nightly batch.md", "Decisions/ADR-2 Streaming reports.md"}
+    return idx
+
+
+def test_recorded_pairs_take_no_place_in_the_whole_vault_budget(tmp_path: Path) -> None:
+    """With a budget of one pair, the recorded ADR-1/ADR-2 pair (the closest) is skipped and
+    the next pair is judged in its place, instead of the run judging nothing."""
+    idx = _closest_pair_recorded(tmp_path)
+    settings = ScanSettings(band_low=0.0, band_high=1.0, pairs_per_note=6, max_pairs=1)
     judge = ScriptedJudge(contradictions=[(STREAMING, CAN_WAIT), (NIGHTLY, CAN_WAIT)])
-    run = scan(
-        idx,
-        ScriptedGenerator([described()] * 3),
-        judge=judge,
-        mode="whole-vault",
-        settings=settings,
-    )
+    generator = ScriptedGenerator([described()] * 3)
+    run = scan(idx, generator, judge=judge, mode="whole-vault", settings=settings)
     assert run.status == "ok"
     assert run.note_pairs_judged == 1 and len(run.pairs) == 1
     assert run.dropped.get("recorded", 0) == 1
     assert frozenset((NIGHTLY, STREAMING)) not in {frozenset(c) for c in judge.calls}
+
+
+def test_a_recorded_neighbour_takes_no_place_among_the_focus_neighbours(tmp_path: Path) -> None:
+    """Focus on ADR-2 with one neighbour: its nearest note, the ADR-1 it supersedes, is
+    skipped and the next nearest is judged, instead of the scan judging nothing."""
+    idx = _closest_pair_recorded(tmp_path)
+    judge = ScriptedJudge(contradictions=[(STREAMING, CAN_WAIT)])
+    run = scan(
+        idx,
+        ScriptedGenerator([described()] * 2),
+        judge=judge,
+        mode="focus",
+        focus="Decisions/ADR-2 Streaming reports.md",
+        settings=ScanSettings(neighbours=1),
+    )
+    assert run.status == "ok" and run.note_pairs_judged == 1
+    assert [(p.note_a, p.note_b) for p in run.pairs] == [
+        ("ADR-2 Streaming reports", "Reports can wait")
+    ]
+    assert run.dropped.get("recorded", 0) == 1
 
 
 def test_either_side_of_a_supersession_records_it() -> None:

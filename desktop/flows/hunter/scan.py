@@ -70,6 +70,9 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]
 
+#: Focus mode asks for this many neighbours beyond its count, to replace the ones the
+#: vault already records a clash with (a tension note's sides, a superseded decision).
+_RECORDED_SLACK = 8
 #: Tokens kept free besides the answer: chat template, rounding of estimates.
 _MARGIN = 96
 
@@ -517,7 +520,15 @@ def _single_prompt_notes(s: _Scan, mode: Mode, focus: str | None) -> list[str]:
         if s.index.summaries([focus]).get(focus) is None:
             raise ScanError(f"The focus note {focus!r} is not in the index of this vault.")
         eligible, _ = scannable(s.index, s.settings)
-        near = [p for p, _ in focus_neighbours(s.index, focus, eligible, s.settings.neighbours)]
+        # A neighbour the vault records a clash with (s.recorded) takes no neighbour's place,
+        # as it takes no place in a whole-vault budget: the next nearest is judged instead.
+        k = s.settings.neighbours
+        near: list[str] = []
+        for path, _ in focus_neighbours(s.index, focus, eligible, k + _RECORDED_SLACK):
+            if len(near) == k:
+                break
+            if not s.recorded(focus, path):
+                near.append(path)
         if not near:  # no vectors: fall back to the classic candidates
             near = [p for p in classic_candidates(s.index, s.settings) if p != focus]
             near = near[: s.settings.neighbours]
