@@ -1,9 +1,13 @@
 """Notes cut into the sentences the judge compares: Markdown-aware, English, French, Italian.
 
 What is *not* a sentence here: frontmatter (callers pass the body), fenced and
-indented code, HTML comments, tables, headings (a heading names a subject, it
-asserts nothing), horizontal rules, and lines that are only a tag; lines that are
-mostly links are sentences but not evidence (:func:`is_evidence`).
+indented code, HTML comments, tables (with or without outer pipes), headings (a
+heading names a subject, it asserts nothing), horizontal rules, link reference
+definitions, and lines that are only a tag. Only prose is evidence
+(:func:`evidence_reason`): a line of code or a command, a template placeholder,
+markup, a line made mostly of identifiers or links, a ``Key: value`` line, a
+lead-in that ends with a colon, or a cross-reference is a sentence the judge
+never reads.
 List items and block quotes are sentences of their own; wikilinks and Markdown
 links are read as their visible text.
 
@@ -42,12 +46,18 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
+#: A table row without outer pipes ("a | b | c") or a delimiter row ("--- | :---:").
+_TABLE_BARE = re.compile(r"^[^|`]*\S\s+\|\s+\S[^|`]*\|\s+\S|^\s*\|?\s*:?-{3,}:?\s*\|")
+#: "[label]: https://…" — a link reference definition.
+_LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|`|~~|==)")
+#: Inline HTML tags and kramdown attribute lists ("{: .note}") read as nothing.
+_INLINE_MARKUP = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|\{:[^}]*\}")
 _TAG_ONLY = re.compile(r"^(#[\w/-]+\s*)+$")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,:h]\d+)?", re.UNICODE)
 #: Abbreviations after which a full stop does not end a sentence.
@@ -90,6 +100,7 @@ def plain(text: str) -> str:
     """Markdown inline syntax removed: links read as their visible text."""
     text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
     text = _MDLINK.sub(lambda m: m.group(1), text)
+    text = _INLINE_MARKUP.sub(" ", text)
     text = _EMPHASIS.sub("", text)
     return " ".join(text.split())
 
@@ -134,7 +145,14 @@ def _blocks(body: str) -> list[str]:
             continue
         if in_fence:
             continue
-        if not line.strip() or _HEADING.match(line) or _RULE.match(line) or _TABLE.match(line):
+        if (
+            not line.strip()
+            or _HEADING.match(line)
+            or _RULE.match(line)
+            or _TABLE.match(line)
+            or _TABLE_BARE.match(line)
+            or _LINK_DEF.match(line)
+        ):
             flush()
             continue
         if raw.startswith(("    ", "\t")) and not current and not _ITEM.match(line):
@@ -186,6 +204,99 @@ def split_sentences(body: str) -> list[Sentence]:
     return out
 
 
+#: Markup and templates: a line that opens with an HTML tag, Jinja / Liquid / Handlebars
+#: ("{{ … }}", "{% … %}"), an admonition ("!!! note", "??? example"), a property ("key:: v").
+_MARKUP_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w-]*[\s>/]|<!|!!!|\?\?\?|===|\w[\w-]*::\s|!\[)")
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{\*.*?\*\}|<%.*?%>|\$\{[^}]*\}")
+#: A placeholder a reader replaces: "<package>", "<file-name>", "{name}", "[options]" in a
+#: command, "YOUR_TOKEN".
+_PLACEHOLDER = re.compile(
+    r"<(?!(?:kbd|br|em|strong|code|span|sup|sub|b|i|a|u|s|img|small|mark|abbr|del|ins|wbr|"
+    r"q|cite|var|samp|details|summary|p|div)\b)[a-z][\w.-]*(?:[ _-][\w.-]+)*>"
+    r"|\{[a-z_][\w-]*\}|\b(?:YOUR|MY)_[A-Z_]+\b"
+)
+_CODE_SPAN = re.compile(r"`+([^`]+)`+")
+_URL = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+")
+#: Words that read as code: snake_case, camelCase, dotted.names, paths, flags, calls().
+_IDENTIFIER = re.compile(
+    r"^(?:-{1,2}[A-Za-z][\w-]*|\$\w+|[\w-]*[_/\\][\w./\\-]*|\w+\.\w[\w.]*|"
+    r"[a-z]+[A-Z]\w*|\w+\(\S*\)?|[A-Z][A-Z0-9]*_[A-Z0-9_]+)[.,;:!?)]*$"
+)
+#: A command line: a lower-case program name then arguments, at least one a flag, a
+#: placeholder or a path, and no full stop of a sentence.
+_COMMAND = re.compile(
+    r"^\s*(?:[$%#>]\s+)?[a-z][\w.+-]*(?:\s+\S+)*?\s+(?:-{1,2}[A-Za-z][\w-]*|<[^>]+>|\S*/\S*)"
+    r"(?:\s+\S+)*\s*$"
+)
+#: "Key: value" — a label and a short value (or a list of quoted / code values).
+_KEY_VALUE = re.compile(r"^\s*([^:.!?]{1,40}?)\s*:\s+(.+)$")
+
+
+def _identifier_share(quote: str) -> float:
+    """Share of a line's words that are code: inside backticks, URLs, or shaped like
+    identifiers (snake_case, camelCase, dotted.names, paths, --flags, calls())."""
+    code_words = sum(len(m.group(1).split()) for m in _CODE_SPAN.finditer(quote))
+    rest = _URL.sub(lambda m: " \x00 ", _CODE_SPAN.sub(" ", quote))
+    rest = _MDLINK.sub(lambda m: m.group(1), _WIKILINK.sub(lambda m: m.group(1), rest))
+    words = rest.split()
+    code_words += sum(1 for w in words if w == "\x00" or _IDENTIFIER.match(w))
+    total = code_words + sum(1 for w in words if w != "\x00" and not _IDENTIFIER.match(w))
+    return code_words / total if total else 0.0
+
+
+def evidence_reason(sentence: Sentence, *, min_content_words: int = 3) -> str | None:
+    """Why ``sentence`` is not evidence of a claim, or None when it is prose that claims.
+
+    Only prose is evidence. Not evidence:
+
+    * ``code``: a line that is all code (one inline-code span), a command line
+      ("cargo build --release", "$ make install"), or a line whose words are mostly
+      identifiers, paths, flags or URLs;
+    * ``placeholder``: a template ("{{ page.title }}", "{% if %}") or a placeholder a
+      reader fills in ("<package>", "{name}");
+    * ``markup``: a line that opens with an HTML tag, an admonition or a ``key:: value``
+      property;
+    * ``key_value``: "Status: accepted", "Type: `dev`, `optional`" — a label and a short
+      value, not a sentence;
+    * ``lead_in``: a line that ends with a colon introduces what follows;
+    * ``links``: a line made mostly of links, or a cross-reference ("See [[X]]…");
+    * ``too_short``: fewer than ``min_content_words`` content words of its own
+      ("The point is contact.").
+    """
+    quote = sentence.quote.strip()
+    if _MARKUP_LINE.match(quote):
+        return "markup"
+    if _TEMPLATE.search(quote) or _PLACEHOLDER.search(quote):
+        return "placeholder"
+    bare = quote.rstrip(" .;")
+    if _CODE_SPAN.fullmatch(bare) or (
+        not bare.endswith((".", "!", "?", "…")) and _COMMAND.match(plain(bare))
+    ):
+        return "code"
+    if _identifier_share(quote) >= 0.5:
+        return "code"
+    if quote.endswith(":"):
+        return "lead_in"
+    kv = _KEY_VALUE.match(plain(quote))
+    if kv is not None:
+        key, value = kv.group(1), kv.group(2)
+        values = [
+            v.strip(" \"'.") for v in re.split(r",|\bor\b|\band\b|\bou\b|\bet\b|\bo\b|\be\b", value)
+        ]
+        listed = len(values) > 1 and all(len(v.split()) <= 2 for v in values)
+        if len(key.split()) <= 4 and (len(value.split()) <= 3 or listed):
+            return "key_value"
+    has_link = _WIKILINK.search(sentence.quote) or _MDLINK.search(sentence.quote)
+    if has_link and _SEE.match(sentence.text):
+        return "links"
+    own = sentence.own_words
+    if own <= len(sentence.linked) or (own < min_content_words and sentence.linked):
+        return "links"
+    if own < min_content_words:
+        return "too_short"
+    return None
+
+
 def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
     """Short, generic lines ("The point is contact.") are not evidence of anything, and
     neither is a line that points to other notes:
@@ -197,8 +308,4 @@ def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
     * a cross-reference: a line with a link that opens with "See", "Voir", "Vedi" or "Cf."
       ("Voir aussi [[Nourrir le sol]] pour la préparation des planches.").
     """
-    has_link = _WIKILINK.search(sentence.quote) or _MDLINK.search(sentence.quote)
-    if has_link and _SEE.match(sentence.text):
-        return False
-    own = sentence.own_words
-    return own >= min_content_words and own > len(sentence.linked)
+    return evidence_reason(sentence, min_content_words=min_content_words) is None

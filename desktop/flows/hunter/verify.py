@@ -22,6 +22,7 @@ _TRANSLATE = str.maketrans(
 def normalise_text(text: str) -> str:
     """Case, whitespace, typographic quotes and Markdown emphasis do not matter."""
     text = unicodedata.normalize("NFC", text).translate(_TRANSLATE)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line too
     text = _MARKUP.sub("", text)
     return _SPACE.sub(" ", text).strip().casefold()
 
