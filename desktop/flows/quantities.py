@@ -1,0 +1,326 @@
+"""Numbers in notes compared as numbers: 45 minutes is at least half an hour.
+
+A judge reads "Rode 45 minutes today" against "I ride at least half an hour a day" as a
+clash because the numbers differ; a person reads them as one fact keeping the other.
+This module finds the quantities a sentence states — durations, clock times, amounts,
+percentages — with the bound it puts on them ("at least", "capped at", "until", "no…
+after", "between … and …"), and compares two sentences' quantities of one kind:
+
+* ``compatible`` — a stated value lies within the other's bound, or the values are equal;
+* ``conflict`` — a stated value breaks the other's bound (or two bounds cannot both hold);
+* ``differ`` — two plain values differ (another day's figure, or another figure for one
+  thing: the judge and the rest of the pair decide);
+* ``none`` — no quantity of a shared kind.
+
+"Until" is read as a plain time, not a bound: "stays closed until eleven" bounds a state,
+and whether a fact at 9:30 keeps or breaks it depends on the fact, not on the numbers.
+
+English, French and Italian; rules of language only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+Comparison = Literal["none", "compatible", "conflict", "differ"]
+
+_WORD_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60,
+    "ninety": 90, "hundred": 100,
+    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
+    "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30,
+    "quarante": 40, "cinquante": 50, "soixante": 60, "cent": 100,
+    "uno": 1, "una": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7,
+    "otto": 8, "nove": 9, "dieci": 10, "undici": 11, "dodici": 12, "quindici": 15,
+    "venti": 20, "trenta": 30, "quaranta": 40, "cinquanta": 50, "sessanta": 60, "cento": 100,
+}  # fmt: skip
+_NUM = r"(?:\d+(?:[.,]\d+)?|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + ")"
+
+#: Duration units in minutes.
+_UNITS = {
+    "minute": 1, "minutes": 1, "min": 1, "mins": 1, "minuti": 1, "minuto": 1,
+    "hour": 60, "hours": 60, "hr": 60, "hrs": 60, "heure": 60, "heures": 60, "ora": 60, "ore": 60,
+    "day": 1440, "days": 1440, "jour": 1440, "jours": 1440, "giorno": 1440, "giorni": 1440,
+    "week": 10080, "weeks": 10080, "semaine": 10080, "semaines": 10080, "settimana": 10080,
+    "settimane": 10080, "month": 43200, "months": 43200, "mois": 43200, "mese": 43200,
+    "mesi": 43200, "year": 525600, "years": 525600, "an": 525600, "ans": 525600,
+    "année": 525600, "années": 525600, "anno": 525600, "anni": 525600,
+}  # fmt: skip
+_UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
+_HALF_HOUR = re.compile(r"\b(?:half an hour|demi-heure|mezz'?ora|mezza ora)\b")
+_DURATION = re.compile(rf"\b({_NUM})(?:\s+and a half)?\s*({_UNIT})\b")
+_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d{2})|h(\d{2})?\b|\s*(am|pm|a\.m\.|p\.m\.))|\b(noon|midnight|midi|"
+    r"minuit|mezzogiorno|mezzanotte)\b"
+)
+#: A bare hour after a word that introduces a time ("until eleven", "at ten", "dopo le 9").
+_CLOCK_WORD = re.compile(
+    rf"\b(?:at|until|till|before|after|by|from|past|à|avant|après|jusqu'à|vers|dès|alle|"
+    rf"dopo le|prima delle|fino alle|entro le|verso le|dalle)\s+(?:the\s+)?({_NUM})\b"
+    rf"(?!\s*(?:{_UNIT}|%|percent|euros?|dollars?|€|\$))"
+)
+_MONEY = re.compile(
+    r"(?:[$€£]\s?(\d[\d,.]*))|(?:\b(\d[\d,.]*)\s?(?:€|\$|£|euros?|dollars?|pounds?|chf|"
+    r"francs?|eur|usd|gbp)\b)"
+)
+_PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s?(?:%|percent|pour ?cent|per ?cento)")
+_BETWEEN = re.compile(
+    r"\b(?:between|from|entre|de|tra|fra|da|dalle)\s+(?:the\s+)?(\S+)\s+(?:and|to|et|à|e|a|"
+    r"alle)\s+(\S+)"
+)
+
+_AT_LEAST = re.compile(
+    r"(?:at least|no less than|not less than|minimum(?: of)?|min\.|a minimum of|upwards of|"
+    r"au moins|minimum|au minimum|pas moins de|almeno|minimo|non meno di)\s*$"
+)
+_MORE_THAN = re.compile(
+    r"(?:more than|over|above|longer than|after|plus de|au-delà de|après|dès|oltre|più di|"
+    r"dopo(?: le)?|past)\s*$"
+)
+_AT_MOST = re.compile(
+    r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|capped at|a cap of|"
+    r"within|by|no later than|au plus|au maximum|pas plus de|d'ici|"
+    r"al massimo|non più di|entro(?: le)?|massimo)\s*$"
+)
+_LESS_THAN = re.compile(
+    r"(?:less than|under|below|shorter than|before|moins de|avant|sous|meno di|sotto|"
+    r"prima d(?:i|elle))\s*$"
+)
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:no|never|nothing|not|none|nobody|don't|doesn't|won't|mustn't|shouldn't|ne|pas|"
+    r"jamais|rien|aucun|aucune|non|mai|niente|nulla|nessun[oa]?)\b"
+)
+_APPROX = re.compile(
+    r"(?:about|around|roughly|nearly|almost|some|environ|vers|presque|circa|"
+    r"quasi|più o meno)\s*$"
+)
+
+
+#: Weekday and "on/le/il" words between a bound and its time ("after Thursday noon").
+_DAY_WORDS = re.compile(
+    r"(?:\b(?:on|every|each|le|chaque|il|ogni)\s+)?\b(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunedì|"
+    r"martedì|mercoledì|giovedì|venerdì|sabato|domenica)s?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    #: ``duration`` (minutes), ``clock`` (minutes after midnight), ``amount``, ``percent``.
+    dim: str
+    #: The interval the sentence states or allows, and whether it is a bound ("at least"),
+    #: not a plain value; ``forbidden``: the sentence rules the interval out ("never
+    #: after ten").
+    lo: float
+    hi: float
+    bound: bool = False
+    forbidden: bool = False
+    #: A bare clock hour under 13 is read both ways: 0 as written, 1 twelve hours later;
+    #: -1 for a value with one reading. Two such readings are compared like with like.
+    reading: int = -1
+
+
+_HALF_PAST = re.compile(rf"\b(half|quarter) past ({_NUM})\b")
+
+
+def _read(q: Quantity, reading: int, readings: int) -> Quantity:
+    if readings < 2:
+        return q
+    return Quantity(q.dim, q.lo, q.hi, q.bound, q.forbidden, reading)
+
+
+def _number(text: str) -> float | None:
+    text = text.strip().casefold().rstrip(".,")
+    if text in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[text])
+    try:
+        return (
+            float(text.replace(",", ""))
+            if "," in text and "." not in text and len(text.split(",")[-1]) == 3
+            else float(text.replace(",", "."))
+        )
+    except ValueError:
+        return None
+
+
+def _bounded(dim: str, value: float, before: str, *, spread: float = 0.0) -> Quantity:
+    """A value with the bound the words just before it put on it."""
+    tail = _DAY_WORDS.sub("", before[-60:])[-40:]
+    clause = re.split(r"[,;:.!?]", before[-80:])[-1]
+    negated = bool(_NEGATION_BEFORE.search(clause))
+    if _AT_LEAST.search(tail):
+        q = Quantity(dim, value, math.inf, bound=True)
+    elif _MORE_THAN.search(tail):
+        q = Quantity(dim, value + 1e-6, math.inf, bound=True)
+    elif _AT_MOST.search(tail):
+        q = Quantity(dim, -math.inf, value, bound=True)
+    elif _LESS_THAN.search(tail):
+        q = Quantity(dim, -math.inf, value - 1e-6, bound=True)
+    else:
+        if _APPROX.search(tail):
+            spread = max(spread, 0.15 * abs(value))
+        return Quantity(dim, value - spread, value + spread)
+    if negated:  # "no phone after ten": the bound names what is ruled out
+        return Quantity(dim, q.lo, q.hi, bound=True, forbidden=True)
+    return q
+
+
+def _clock_minutes(hour: float, minute: float, suffix: str) -> list[float]:
+    """A clock time in minutes after midnight; a bare hour under 13 may be a.m. or p.m."""
+    suffix = suffix.replace(".", "")
+    if suffix == "pm" and hour < 12:
+        return [(hour + 12) * 60 + minute]
+    if suffix == "am":
+        return [(hour % 12) * 60 + minute]
+    if suffix == "24" or hour == 0 or hour > 12:
+        return [hour * 60 + minute]
+    return [hour * 60 + minute, (hour + 12) * 60 + minute]
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The quantities ``text`` states, each with its bound. Clock times that may be morning
+    or evening ("until eleven") give one quantity per reading."""
+    text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
+    out: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in taken)
+
+    for m in _BETWEEN.finditer(text):
+        lo, hi = _clock_of(m.group(1)), _clock_of(m.group(2))
+        unit_after = re.match(rf"\s*(?:{_UNIT}|%|€|\$|euros?)\b", text[m.end() :])
+        if lo is not None and hi is not None and not unit_after:
+            negated = bool(_NEGATION_BEFORE.search(text[max(0, m.start() - 30) : m.start()]))
+            both = len(lo) == len(hi) == 2
+            for reading, (a, b) in enumerate(zip(lo, hi, strict=False)):
+                q = Quantity("clock", a, b, bound=negated, forbidden=negated)
+                out.append(_read(q, reading, 2 if both else 1))
+            taken.append(m.span())
+    for m in _HALF_PAST.finditer(text):
+        past = _number(m.group(2))
+        if past is None or past > 12 or not free(*m.span()):
+            continue
+        readings = _clock_minutes(past, {"half": 30.0, "quarter": 15.0}[m.group(1)], "")
+        for reading, at in enumerate(readings):
+            out.append(_read(_bounded("clock", at, text[: m.start()]), reading, len(readings)))
+        taken.append(m.span())
+    for m in _HALF_HOUR.finditer(text):
+        if free(*m.span()):
+            out.append(_bounded("duration", 30.0, text[: m.start()]))
+            taken.append(m.span())
+    for m in _DURATION.finditer(text):
+        count = _number(m.group(1))
+        if count is None or not free(*m.span()):
+            continue
+        if "and a half" in m.group(0):
+            count += 0.5
+        out.append(_bounded("duration", count * _UNITS[m.group(2)], text[: m.start()]))
+        taken.append(m.span())
+    for m in _CLOCK.finditer(text):
+        if not free(*m.span()):
+            continue
+        if m.group(5):
+            word = m.group(5)
+            minutes = [0.0] if word in ("midnight", "minuit", "mezzanotte") else [720.0]
+        else:
+            hour = float(m.group(1))
+            minute = float(m.group(2) or m.group(3) or 0)
+            if hour > 24 or minute > 59:
+                continue
+            suffix = m.group(4) or ("24" if (m.group(2) or "h" in m.group(0)) else "")
+            minutes = _clock_minutes(hour, minute, suffix)
+        for reading, at in enumerate(minutes):
+            q = _bounded("clock", at, text[: m.start()])
+            out.append(_read(q, reading, len(minutes)))
+        taken.append(m.span())
+    for m in _CLOCK_WORD.finditer(text):
+        start = m.start(1)
+        if not free(start, m.end(1)):
+            continue
+        hour_said = _number(m.group(1))
+        if hour_said is None or hour_said > 24:
+            continue
+        readings = _clock_minutes(hour_said, 0, "")
+        for reading, at in enumerate(readings):
+            q = _bounded("clock", at, text[: m.end(1) - len(m.group(1))])
+            out.append(_read(q, reading, len(readings)))
+        taken.append((start, m.end(1)))
+    for m in _PERCENT.finditer(text):
+        pct = _number(m.group(1))
+        if pct is not None and free(*m.span()):
+            out.append(_bounded("percent", pct, text[: m.start()]))
+            taken.append(m.span())
+    for m in _MONEY.finditer(text):
+        amount = _number(m.group(1) or m.group(2))
+        if amount is not None and free(*m.span()):
+            out.append(_bounded("amount", amount, text[: m.start()]))
+            taken.append(m.span())
+    # A bare number under a bound ("the budget is capped at 500") is an amount too.
+    for m in re.finditer(r"\b\d[\d,.]*\b", text):
+        if not free(*m.span()):
+            continue
+        before = text[: m.start()]
+        number = _number(m.group(0))
+        if number is None or (1900 <= number <= 2100 and "." not in m.group(0)):
+            continue  # a year
+        q = _bounded("amount", number, before)
+        if q.bound or re.search(
+            r"\b(?:spent|paid|cost|costs|costed|dépensé|payé|coûte|speso|pagato|"
+            r"costa|budget)\b[^.]{0,20}$",
+            before,
+        ):
+            out.append(q)
+            taken.append(m.span())
+    return out
+
+
+def _clock_of(word: str) -> list[float] | None:
+    m = _CLOCK.match(word)
+    if m and not m.group(5):
+        hour, minute = float(m.group(1)), float(m.group(2) or m.group(3) or 0)
+        suffix = m.group(4) or ("24" if (m.group(2) or "h" in m.group(0)) else "")
+        return _clock_minutes(hour, minute, suffix) if hour <= 24 else None
+    value = _number(word.rstrip(",."))
+    if value is not None and value <= 24 and float(value).is_integer():
+        return _clock_minutes(value, 0, "")
+    return None
+
+
+def _relation(a: Quantity, b: Quantity) -> Comparison:
+    if a.bound and b.bound:
+        if a.forbidden or b.forbidden:
+            return "none"  # two rules: whether they can both hold is not a number question
+        return "compatible" if max(a.lo, b.lo) <= min(a.hi, b.hi) else "conflict"
+    if a.bound or b.bound:
+        rule, fact = (a, b) if a.bound else (b, a)
+        inside = rule.lo <= fact.hi and fact.lo <= rule.hi
+        if rule.forbidden:
+            return "conflict" if inside else "compatible"
+        return "compatible" if inside else "conflict"
+    overlap = a.lo <= b.hi and b.lo <= a.hi
+    return "compatible" if overlap else "differ"
+
+
+def compare_quantities(text_a: str, text_b: str) -> Comparison:
+    """How the quantities of two sentences relate (see the module's docstring). Of the
+    readings of an ambiguous clock time, the most lenient one counts."""
+    qa, qb = quantities(text_a), quantities(text_b)
+    verdicts: dict[str, set[Comparison]] = {}
+    for a in qa:
+        for b in qb:
+            if a.dim != b.dim or (a.reading >= 0 and b.reading >= 0 and a.reading != b.reading):
+                continue
+            verdicts.setdefault(a.dim, set()).add(_relation(a, b))
+    if not verdicts:
+        return "none"
+    lenient: tuple[Comparison, ...] = ("compatible", "differ", "conflict", "none")
+    per_dim = [next(level for level in lenient if level in found) for found in verdicts.values()]
+    strict: tuple[Comparison, ...] = ("conflict", "differ", "compatible")
+    return next((level for level in strict if level in per_dim), "none")

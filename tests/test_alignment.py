@@ -1,0 +1,72 @@
+"""Same subject, different claim (desktop/flows/alignment.py)."""
+
+from __future__ import annotations
+
+from desktop.flows.alignment import align, code_names, frame, subject_words
+
+
+def test_one_template_about_two_subjects_is_two_things() -> None:
+    al = align(
+        "This importer converts your Bear notes to durable Markdown files.",
+        "This importer converts your Craft notes to durable Markdown files.",
+        names_a=subject_words("Import from Bear"),
+        names_b=subject_words("Import from Craft"),
+    )
+    assert al.kind == "subject" and not al.candidate
+
+
+def test_a_command_named_in_code_is_the_sentence_s_own_subject() -> None:
+    a = "Run `uv lock` to update the lockfile without installing anything."
+    b = "Run `uv sync` to update the lockfile without installing anything."
+    assert align(a, b, names_a=code_names(a), names_b=code_names(b)).kind == "subject"
+
+
+def test_the_same_frame_with_another_value_is_a_candidate() -> None:
+    al = align("The boiler is serviced every March.", "The boiler is serviced every October.")
+    assert al.kind == "value" and al.candidate
+    neg = align("Guests may park in the courtyard.", "Guests may not park in the courtyard.")
+    assert neg.kind == "negation" and neg.negation_differs
+    quant = align("I always cycle to work.", "I sometimes cycle to work.")
+    assert quant.kind == "quantifier"
+    ant = align("The shop opens before nine.", "The shop opens after nine.")
+    assert ant.kind == "antonym"
+
+
+def test_a_swapped_name_that_is_not_the_note_s_subject_is_not_set_aside() -> None:
+    """PostgreSQL against SQLite for one ledger is a claim, not each note's own subject."""
+    al = align(
+        "The ledger lives in PostgreSQL.",
+        "The ledger lives in SQLite.",
+        names_a=subject_words("Billing"),
+        names_b=subject_words("Billing service"),
+    )
+    assert al.kind == "swap" and al.candidate
+    assert al.only_a == ("postgresql",) and al.only_b == ("sqlite",)
+
+
+def test_a_rewording_is_not_a_candidate() -> None:
+    al = align(
+        "Staging keeps deploying on every merge.",
+        "Staging is deployed automatically on every merge.",
+    )
+    assert al.kind == "wording" and not al.candidate
+
+
+def test_sentences_worded_apart_are_left_to_the_judge() -> None:
+    al = align(
+        "Mail and chat stay closed until eleven.",
+        "The first hour of the workday belongs to the inbox.",
+    )
+    assert al.kind == "apart" and not al.candidate
+
+
+def test_values_are_compared_whatever_the_alignment() -> None:
+    al = align("Rode 45 minutes today.", "I ride at least half an hour a day.")
+    assert al.values == "compatible"
+
+
+def test_the_frame_masks_names_and_numbers() -> None:
+    names = subject_words("Import from Notion")
+    assert frame("Import from Notion converts 12 pages per second.", names) == (
+        "_ from _ converts _ pages per second"
+    )

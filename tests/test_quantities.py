@@ -1,0 +1,76 @@
+"""Numbers in notes compared as numbers (desktop/flows/quantities.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.flows.quantities import compare_quantities, quantities
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        # a value within the other's bound
+        (
+            "Rode 45 minutes to the office today.",
+            "I ride at least half an hour a day.",
+            "compatible",
+        ),
+        ("Spent 420 euros on the trip.", "The trip budget is capped at 500 euros.", "compatible"),
+        ("Il faut au moins 2 heures de repos.", "Le pain se repose 3 heures.", "compatible"),
+        (
+            "Serve il almeno 20 minuti di riscaldamento.",
+            "Oggi 25 minuti di riscaldamento.",
+            "compatible",
+        ),
+        (
+            "I left my phone in the kitchen at half past nine.",
+            "No phone in the bedroom after ten.",
+            "compatible",
+        ),
+        # a value that breaks the bound
+        ("Spent 640 euros on the trip.", "The trip budget is capped at 500 euros.", "conflict"),
+        (
+            "Standup is capped at fifteen minutes.",
+            "Our standup runs about forty minutes now.",
+            "conflict",
+        ),
+        (
+            "No phone in the bedroom after ten.",
+            "I took my phone to bed at half past ten.",
+            "conflict",
+        ),
+        (
+            "Production releases go out every Friday between 14:00 and 16:00.",
+            "Nothing ships to production after Thursday noon.",
+            "conflict",
+        ),
+        # two plain values
+        ("The laptop closes at nine.", "I closed the laptop at 20:45.", "differ"),
+        (
+            "The rent is 900 euros a month.",
+            "The rent is 900 euros a month, bills included.",
+            "compatible",
+        ),
+        # nothing to compare
+        ("Mail and chat stay closed until eleven.", "The first hour belongs to the inbox.", "none"),
+        ("In 2024 we moved to Lyon.", "We moved in the spring.", "none"),
+    ],
+)
+def test_quantities_are_compared_as_numbers(a: str, b: str, expected: str) -> None:
+    assert compare_quantities(a, b) == expected
+    assert compare_quantities(b, a) == expected  # order does not matter
+
+
+def test_a_bare_hour_is_read_both_ways_and_compared_like_with_like() -> None:
+    readings = [(q.lo, q.reading) for q in quantities("Lights out at ten.")]
+    assert readings == [(600.0, 0), (1320.0, 1)]
+    (q,) = quantities("Lights out at 22:00.")
+    assert q.reading == -1 and q.lo == 1320.0
+
+
+def test_until_is_a_time_not_a_bound() -> None:
+    """ "Closed until eleven" bounds a state: a fact at 9:30 may keep or break it."""
+    assert compare_quantities("Mail stays closed until eleven.", "I answered mail at 9:30.") == (
+        "differ"
+    )
