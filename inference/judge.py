@@ -19,7 +19,9 @@ import numpy.typing as npt
 
 from inference.errors import ModelUnavailable
 from inference.judge_graph import judge_file
+from inference.note_model import NoteModel, load_note_model
 from inference.onnx_session import cpu_session
+from inference.paths import models_dir
 from inference.registry import ResolvedModel
 
 #: Column order of every score array.
@@ -60,6 +62,9 @@ class Judge(ABC):
     #: Identifies the weights (their sha256 prefix): cached verdicts are keyed by it.
     model_id: str = ""
     thresholds: Thresholds = Thresholds()
+    #: The note-level decision trained on this judge's scores (None: decide on the
+    #: strongest sentence pair at ``thresholds.contradiction``).
+    note_model: NoteModel | None = None
 
     @abstractmethod
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
@@ -102,6 +107,11 @@ class OnnxJudge(Judge):
         self.model_id = f"{model.path.name}:{model.sha256[:12]}"
         if model.spec is not None:
             self.thresholds = Thresholds.from_mapping(model.spec.extra.get("thresholds"))
+            entry = model.spec.extra.get("note_model")
+            if isinstance(entry, dict) and entry.get("file"):
+                self.note_model = load_note_model(
+                    models_dir() / str(entry["file"]), sha256=entry.get("sha256")
+                )
         if model.tokenizer is None:
             raise ModelUnavailable("The judge has no tokenizer — reinstall Antinomy.")
         try:

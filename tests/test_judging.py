@@ -121,3 +121,81 @@ def test_sentence_vectors_are_cached_in_the_index(tmp_path: Path) -> None:
     vec = nj.sentences_of("a").vectors  # type: ignore[union-attr]
     assert vec.shape == (2, 64) and np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
     cache.close()
+
+
+def _always_contradicts() -> ScriptedJudge:
+    """A judge that reads every pair as a clash: only what NoteJudge sets aside is safe."""
+    j = ScriptedJudge(lambda a, b: (0.97, 0.01, 0.02))
+    j.thresholds = Thresholds(min_cosine=0.0, contradiction=0.7)
+    return j
+
+
+def test_a_template_about_each_note_s_own_subject_never_reaches_the_judge() -> None:
+    j = _always_contradicts()
+    nj = NoteJudge(j, model())
+    nj.prepare(
+        {
+            "Import/Import from Notion.md": "Import from Notion converts your Notion export "
+            "into Markdown files, one per page.",
+            "Import/Import from Evernote.md": "Import from Evernote converts your Evernote "
+            "export into Markdown files, one per page.",
+        }
+    )
+    (v,) = nj.judge_pairs([("Import/Import from Notion.md", "Import/Import from Evernote.md")])
+    assert v.best is None and not nj.shown(v) and not j.calls
+    assert v.set_aside == {"each about its own subject": 1}
+    assert v.reason == "every sentence pair agrees or names its own subject"
+
+
+def test_values_that_agree_as_numbers_are_set_aside_and_those_that_clash_are_judged() -> None:
+    j = _always_contradicts()
+    nj = NoteJudge(j, model())
+    nj.prepare(
+        {
+            "rule.md": "I ride at least 30 minutes every day, whatever the weather.",
+            "kept.md": "I ride 45 minutes every day, whatever the weather.",
+            "broke.md": "I ride 10 minutes every day, whatever the weather.",
+        }
+    )
+    kept, broke = nj.judge_pairs([("rule.md", "kept.md"), ("rule.md", "broke.md")])
+    # 45 minutes is at least 30 …
+    assert kept.best is None and kept.set_aside == {"values agree": 1}
+    # … 10 is not: the pair goes to the judge, and its alignment travels with it.
+    assert broke.best is not None and broke.best.alignment is not None
+    assert broke.best.alignment.kind == "value" and broke.best.alignment.values == "conflict"
+    assert broke.features["values_conflict"] == 1.0
+
+
+def test_boilerplate_repeated_across_the_vault_is_not_evidence() -> None:
+    from desktop.flows.judging import frame_counts
+
+    notes = {
+        f"Plugins/{name}.md": f"The {name} plugin is maintained by the community. "
+        f"{name} stores its settings in the vault folder under a hidden directory."
+        for name in ("Calendar", "Kanban", "Dataview", "Outliner")
+    }
+    frames = frame_counts((p, (), body) for p, body in notes.items())
+    j = _always_contradicts()
+    nj = NoteJudge(j, model(), frames=frames)
+    nj.prepare(notes)
+    (v,) = nj.judge_pairs([("Plugins/Calendar.md", "Plugins/Kanban.md")])
+    assert v.best is None and not j.calls
+    assert nj.stats.not_evidence["boilerplate"] == 8  # both sentences of each of 4 notes
+    assert nj.sentences_of("Plugins/Calendar.md").boilerplate == 2  # type: ignore[union-attr]
+
+
+def test_the_note_level_model_decides_what_is_shown() -> None:
+    from inference.note_model import NoteModel
+
+    j = judge()
+    # A model that only trusts a pair whose best sentence pair is aligned: this pair's
+    # sentences are worded apart, so it is not shown even at P(contradiction) 0.96.
+    cautious = NoteModel(
+        ("best", "best_aligned"), (0.0, 0.0), (1.0, 1.0), (2.0, 6.0), -5.0, 0.5, 0.9
+    )
+    nj = NoteJudge(j, model(), note_model=cautious)
+    nj.prepare({"a": A, "b": B})
+    (v,) = nj.judge_pairs([("a", "b")])
+    assert v.sentence_contradiction > 0.9
+    assert v.probability is not None and v.probability < 0.5
+    assert v.contradiction == v.probability and not nj.shown(v)

@@ -45,6 +45,10 @@ from desktop.flows.quantities import compare_quantities, quantities
             "Nothing ships to production after Thursday noon.",
             "conflict",
         ),
+        # two limits for one thing, and two limits that meet
+        ("The budget is capped at 500 euros.", "The budget is capped at 640 euros.", "differ"),
+        ("Sessions last at least 30 minutes.", "Sessions last at most 90 minutes.", "compatible"),
+        ("Sessions last at least 2 hours.", "Sessions last at most 90 minutes.", "conflict"),
         # two plain values
         ("The laptop closes at nine.", "I closed the laptop at 20:45.", "differ"),
         (

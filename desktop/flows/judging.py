@@ -14,26 +14,43 @@ by ingest. The recipe, and why:
    batches across note pairs; the note pair's score is its strongest
    contradiction. What was left out (sentences beyond the cap, pairs beyond
    the budget) is counted, never silently dropped.
-4. The note pair is shown when that score passes the judge's calibrated
-   threshold (``Thresholds`` travel with the model: ``models/manifest.toml``).
+4. Only claims are evidence: code, commands, placeholders, ``Key: value`` lines and
+   link lists never reach the judge (:func:`~desktop.flows.sentences.evidence_reason`),
+   nor does boilerplate — a sentence whose frame, once each note's own name is masked,
+   recurs in ``boilerplate_notes`` notes or more (:func:`frame_counts`).
+5. Before a sentence pair is judged, the two sentences are aligned
+   (:mod:`desktop.flows.alignment`): the same sentence, the same frame about each
+   note's own subject ("Import from Notion…" / "Import from Evernote…"), a rewording
+   that changes no value, negation or quantifier, or values that agree as numbers
+   (45 minutes is at least half an hour) are set aside, counted, never judged.
+6. The note pair is decided at note level: a small calibrated model
+   (:class:`~inference.note_model.NoteModel`, shipped with the judge) reads the pair's
+   features (:func:`note_features`: its best and second-best judged sentence pairs, how
+   many pass, their alignment and values, how much was set aside as template, the notes'
+   kinds) and answers the probability shown. A judge without one falls back to its
+   calibrated threshold on the strongest sentence pair.
 """
 
 from __future__ import annotations
 
 import bisect
 import logging
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from desktop.flows.sentences import Sentence, is_evidence, split_sentences
+from desktop.flows.alignment import Alignment, align, code_names, frame, subject_words
+from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
 from desktop.vault.sentence_vectors import SentenceVectorCache
 from desktop.vault.vectors import EmbeddingModel
 from inference.base import StopFlag
 from inference.judge import CONTRADICTION, ENTAILMENT, Judge, Thresholds
+from inference.note_model import NoteModel
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +67,10 @@ class JudgingSettings:
     min_content_words: int = 3
     #: Sentence pairs per judge call (across note pairs).
     batch: int = 64
+    #: A sentence frame found in this many notes or more is boilerplate, not evidence.
+    boilerplate_notes: int = 3
+    #: A judged sentence pair "passes" from this P(contradiction) on (a note-level feature).
+    passing: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -59,6 +80,7 @@ class SentencePairVerdict:
     cosine: float
     contradiction: float
     entailment: float
+    alignment: Alignment | None = None
 
 
 @dataclass(frozen=True)
@@ -72,9 +94,28 @@ class NotePairVerdict:
     over_budget: int = 0
     #: Why nothing was judged ("no sentence with enough content", "no shared subject").
     reason: str = ""
+    #: The second strongest judged sentence pair's P(contradiction), and how many passed.
+    second: float = 0.0
+    passing: int = 0
+    #: Sentence pairs that shared a subject but were set aside by alignment, by reason
+    #: (``same``, ``subject``, ``wording``, ``values agree``).
+    set_aside: Mapping[str, int] = field(default_factory=dict)
+    #: The note-level model's probability that the notes contradict (None: no model).
+    probability: float | None = None
+    #: The features the note-level model read (:func:`note_features`).
+    features: Mapping[str, float] = field(default_factory=dict)
+    #: Every judged sentence pair, strongest first (``best`` is the first).
+    sentence_pairs: tuple[SentencePairVerdict, ...] = ()
 
     @property
     def contradiction(self) -> float:
+        """What the decision reads: the note-level probability, else the best pair's."""
+        if self.probability is not None:
+            return self.probability
+        return self.best.contradiction if self.best else 0.0
+
+    @property
+    def sentence_contradiction(self) -> float:
         return self.best.contradiction if self.best else 0.0
 
 
@@ -85,6 +126,12 @@ class NoteSentences:
     #: Sentences beyond ``max_sentences``, and generic/short ones set aside.
     cut: int = 0
     generic: int = 0
+    #: Words that name the note's own subject (title, aliases, file name).
+    names: frozenset[str] = frozenset()
+    #: Evidence sentences set aside as boilerplate (a frame repeated across notes).
+    boilerplate: int = 0
+    #: The note's kind for the note-level decision: "rule", "journal" or "note".
+    kind: str = "note"
 
 
 @dataclass
@@ -96,9 +143,113 @@ class JudgingStats:
     note_pairs: int = 0
     seconds_embedding: float = 0.0
     seconds_judging: float = 0.0
+    #: Sentences that were not evidence, by reason (code, placeholder, boilerplate…).
+    not_evidence: Counter[str] = field(default_factory=Counter)
+    #: Sentence pairs set aside by alignment before the judge, by reason.
+    set_aside: Counter[str] = field(default_factory=Counter)
     notes_without_evidence: list[str] = field(default_factory=list)
     #: Notes with more sentences than ``max_sentences``: only the first ones were compared.
     notes_cut: list[str] = field(default_factory=list)
+
+
+#: Alignment kinds that set a sentence pair aside before the judge reads it.
+_SET_ASIDE = {
+    "same": "same sentence",
+    "subject": "each about its own subject",
+    "wording": "reworded",
+}
+
+#: Note types read as rules (a standing claim) and as a record of what happened.
+RULE_TYPES = frozenset({"principle", "decision", "substrate", "rule", "policy"})
+JOURNAL_TYPES = frozenset({"journal", "daily", "log", "meeting"})
+_DATE_TITLE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def note_kind(path: str, note_type: str | None = None) -> str:
+    """``rule``, ``journal`` or ``note``: from the note's type, else a dated file name."""
+    t = (note_type or "").casefold()
+    if t in RULE_TYPES:
+        return "rule"
+    if t in JOURNAL_TYPES or _DATE_TITLE.match(path.rsplit("/", 1)[-1]):
+        return "journal"
+    return "note"
+
+
+def note_names(path: str, *more: str) -> frozenset[str]:
+    """The words naming a note's subject: its file name (and title, aliases if given)."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    return subject_words(stem, *more)
+
+
+def frame_counts(
+    notes: Iterable[tuple[str, Iterable[str], str]], *, min_content_words: int = 3
+) -> Counter[str]:
+    """How many notes hold each sentence frame (:func:`~desktop.flows.alignment.frame`).
+
+    ``notes``: ``(path, names, body)`` of every note of the vault. A frame counted in
+    several notes is a template ("This importer converts your _ export to Markdown")."""
+    counts: Counter[str] = Counter()
+    for path, more, body in notes:
+        names = note_names(path, *more)
+        seen: set[str] = set()
+        for sentence in split_sentences(body):
+            if evidence_reason(sentence, min_content_words=min_content_words) is None:
+                seen.add(frame(sentence.text, names | code_names(sentence.quote)))
+        counts.update(seen)
+    return counts
+
+
+#: The note-level model's inputs, in order (:class:`~inference.note_model.NoteModel`).
+FEATURES = (
+    "best",
+    "second",
+    "passing",
+    "best_entailment",
+    "best_cosine",
+    "best_aligned",
+    "best_negation",
+    "values_conflict",
+    "values_compatible",
+    "values_differ",
+    "set_aside_share",
+    "boilerplate_share",
+    "rule_vs_journal",
+    "rule_vs_rule",
+)
+
+
+def note_features(
+    verdicts: Sequence[SentencePairVerdict],
+    *,
+    set_aside: int,
+    passing: float,
+    notes: tuple[NoteSentences, NoteSentences],
+) -> dict[str, float]:
+    """What the note-level decision reads of one note pair (``verdicts`` strongest first)."""
+    best = verdicts[0] if verdicts else None
+    second = verdicts[1].contradiction if len(verdicts) > 1 else 0.0
+    al = best.alignment if best is not None else None
+    kinds = {notes[0].kind, notes[1].kind}
+    evidence = [len(n.sentences) + n.boilerplate for n in notes]
+    judged = len(verdicts)
+    return {
+        "best": best.contradiction if best else 0.0,
+        "second": second,
+        "passing": float(sum(v.contradiction >= passing for v in verdicts)),
+        "best_entailment": best.entailment if best else 0.0,
+        "best_cosine": best.cosine if best else 0.0,
+        "best_aligned": 1.0 if al is not None and al.candidate else 0.0,
+        "best_negation": 1.0 if al is not None and al.negation_differs else 0.0,
+        "values_conflict": 1.0 if al is not None and al.values == "conflict" else 0.0,
+        "values_compatible": 1.0 if al is not None and al.values == "compatible" else 0.0,
+        "values_differ": 1.0 if al is not None and al.values == "differ" else 0.0,
+        "set_aside_share": set_aside / (set_aside + judged) if set_aside + judged else 0.0,
+        "boilerplate_share": max(
+            (n.boilerplate / e if e else 0.0) for n, e in zip(notes, evidence, strict=True)
+        ),
+        "rule_vs_journal": 1.0 if kinds == {"rule", "journal"} else 0.0,
+        "rule_vs_rule": 1.0 if kinds == {"rule"} else 0.0,
+    }
 
 
 class NoteJudge:
@@ -112,12 +263,21 @@ class NoteJudge:
         cache: SentenceVectorCache | None = None,
         settings: JudgingSettings | None = None,
         thresholds: Thresholds | None = None,
+        note_model: NoteModel | bool | None = True,
+        frames: Mapping[str, int] | None = None,
     ) -> None:
+        """``note_model``: the note-level model (``True``: the judge's own, if it ships one;
+        ``None``/``False``: decide on the strongest sentence pair). ``frames``: the vault's
+        :func:`frame_counts` (boilerplate is then set aside)."""
         self.judge = judge
         self.embedding = embedding
         self.cache = cache
         self.settings = settings or JudgingSettings()
         self.thresholds = thresholds or judge.thresholds
+        if note_model is True:
+            note_model = getattr(judge, "note_model", None)
+        self.note_model: NoteModel | None = note_model or None
+        self.frames: Mapping[str, int] = frames or {}
         self.stats = JudgingStats()
         self._notes: dict[str, NoteSentences] = {}
 
@@ -139,27 +299,55 @@ class NoteJudge:
         finally:
             self.stats.seconds_embedding += time.perf_counter() - t0
 
-    def prepare(self, notes: dict[str, str]) -> None:
-        """Split and embed ``path → body`` for the notes not seen yet (one embedding call)."""
-        todo: list[tuple[str, list[Sentence], int, int]] = []
+    def prepare(
+        self,
+        notes: Mapping[str, str],
+        *,
+        names: Mapping[str, Iterable[str]] | None = None,
+        types: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """Split and embed ``path → body`` for the notes not seen yet (one embedding call).
+
+        ``names``: more words naming each note (title, aliases) beyond its file name;
+        ``types``: each note's type (rule-like or journal, for the note-level decision)."""
+        names = names or {}
+        types = types or {}
+        todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int]] = []
         for path, body in notes.items():
             if path in self._notes:
                 continue
+            own = note_names(path, *names.get(path, ()))
             every = split_sentences(body)
-            good = [
-                s
-                for s in every
-                if is_evidence(s, min_content_words=self.settings.min_content_words)
-            ]
+            good: list[Sentence] = []
+            boilerplate = 0
+            for s in every:
+                why = evidence_reason(s, min_content_words=self.settings.min_content_words)
+                if why is None and self.frames:
+                    key = frame(s.text, own | code_names(s.quote))
+                    if self.frames.get(key, 0) >= self.settings.boilerplate_notes:
+                        why = "boilerplate"
+                        boilerplate += 1
+                if why is None:
+                    good.append(s)
+                else:
+                    self.stats.not_evidence[why] += 1
             generic = len(every) - len(good)
             cut = max(0, len(good) - self.settings.max_sentences)
-            todo.append((path, good[: self.settings.max_sentences], cut, generic))
-        texts = [s.text for _, sents, _, _ in todo for s in sents]
+            todo.append((path, good[: self.settings.max_sentences], cut, generic, own, boilerplate))
+        texts = [s.text for _, sents, _, _, _, _ in todo for s in sents]
         vectors = self._embed(texts)
         offset = 0
-        for path, sents, cut, generic in todo:
+        for path, sents, cut, generic, own, boilerplate in todo:
             n = len(sents)
-            self._notes[path] = NoteSentences(sents, vectors[offset : offset + n], cut, generic)
+            self._notes[path] = NoteSentences(
+                sents,
+                vectors[offset : offset + n],
+                cut,
+                generic,
+                names=own,
+                boilerplate=boilerplate,
+                kind=note_kind(path, types.get(path)),
+            )
             offset += n
             self.stats.sentences += n
             self.stats.sentences_cut += cut
@@ -173,26 +361,44 @@ class NoteJudge:
 
     # -- pairs -------------------------------------------------------------
 
-    def candidates(self, a: str, b: str) -> tuple[list[tuple[int, int, float]], int, str]:
-        """Best sentence pairs of notes ``a`` and ``b`` by cosine, the gate applied."""
+    def candidates(
+        self, a: str, b: str
+    ) -> tuple[list[tuple[int, int, float, Alignment]], int, str, Counter[str]]:
+        """Best sentence pairs of notes ``a`` and ``b`` by cosine, the gate applied, and the
+        pairs alignment set aside (by reason) on the way."""
+        aside: Counter[str] = Counter()
         na, nb = self._notes.get(a), self._notes.get(b)
         if not na or not nb or not na.sentences or not nb.sentences:
-            return [], 0, "no sentence with enough content to compare"
+            return [], 0, "no sentence with enough content to compare", aside
         sims = na.vectors @ nb.vectors.T
         ii, jj = np.nonzero(sims >= self.thresholds.min_cosine)
         if len(ii) == 0:
-            return [], 0, "no two sentences share a subject"
+            return [], 0, "no two sentences share a subject", aside
         order = np.argsort(-sims[ii, jj], kind="stable")
-        picked: list[tuple[int, int, float]] = []
+        picked: list[tuple[int, int, float, Alignment]] = []
         for k in order:
             i, j = int(ii[k]), int(jj[k])
-            if na.sentences[i].text.casefold() == nb.sentences[j].text.casefold():
-                continue  # the same sentence in both notes (a quote) agrees with itself
-            picked.append((i, j, float(sims[i, j])))
+            sa, sb = na.sentences[i], nb.sentences[j]
+            al = align(
+                sa.text,
+                sb.text,
+                names_a=na.names | code_names(sa.quote),
+                names_b=nb.names | code_names(sb.quote),
+            )
+            reason = _SET_ASIDE.get(al.kind)
+            if reason is None and al.kind == "value" and al.values == "compatible":
+                reason = "values agree"
+            if reason is not None:
+                aside[reason] += 1
+                continue
+            picked.append((i, j, float(sims[i, j]), al))
             if len(picked) >= self.settings.pairs_per_note_pair:
                 break
-        over = max(0, len(ii) - len(picked))
-        return picked, over, ""
+        over = max(0, len(ii) - len(picked) - sum(aside.values()))
+        reason = (
+            "" if picked or not aside else "every sentence pair agrees or names its own subject"
+        )
+        return picked, over, reason, aside
 
     def judge_pairs(
         self,
@@ -202,12 +408,17 @@ class NoteJudge:
         progress: Progress | None = None,
     ) -> list[NotePairVerdict]:
         """A verdict per note pair (in order). Stops between judge calls when asked."""
-        plans: list[tuple[str, str, list[tuple[int, int, float]], int, str]] = []
+        plans: list[tuple[str, str, list[tuple[int, int, float, Alignment]], int, str]] = []
+        asides: list[Counter[str]] = []
         for a, b in pairs:
-            picked, over, reason = self.candidates(a, b)
+            picked, over, reason, aside = self.candidates(a, b)
             plans.append((a, b, picked, over, reason))
+            asides.append(aside)
+            self.stats.set_aside.update(aside)
         flat = [
-            (n, i, j, cos) for n, (_, _, picked, _, _) in enumerate(plans) for i, j, cos in picked
+            (n, i, j, cos, al)
+            for n, (_, _, picked, _, _) in enumerate(plans)
+            for i, j, cos, al in picked
         ]
         scores = np.zeros((len(flat), 3), dtype=np.float32)
         step = max(1, self.settings.batch)
@@ -232,43 +443,78 @@ class NoteJudge:
                     self._notes[plans[n][0]].sentences[i].text,
                     self._notes[plans[n][1]].sentences[j].text,
                 )
-                for n, i, j, _ in chunk
+                for n, i, j, _, _ in chunk
             ]
             t0 = time.perf_counter()
             scores[start : start + len(chunk)] = self.judge.score(texts)
             self.stats.seconds_judging += time.perf_counter() - t0
             done += len(chunk)
             tell(done)
-        best: dict[int, SentencePairVerdict] = {}
-        judged: dict[int, int] = {}
-        for (n, i, j, cos), row in zip(flat, scores, strict=True):
+        judged: dict[int, list[SentencePairVerdict]] = {}
+        for (n, i, j, cos, al), row in zip(flat, scores, strict=True):
             a, b = plans[n][0], plans[n][1]
-            verdict = SentencePairVerdict(
-                self._notes[a].sentences[i],
-                self._notes[b].sentences[j],
-                cos,
-                float(row[CONTRADICTION]),
-                float(row[ENTAILMENT]),
+            judged.setdefault(n, []).append(
+                SentencePairVerdict(
+                    self._notes[a].sentences[i],
+                    self._notes[b].sentences[j],
+                    cos,
+                    float(row[CONTRADICTION]),
+                    float(row[ENTAILMENT]),
+                    al,
+                )
             )
-            judged[n] = judged.get(n, 0) + 1
-            if n not in best or verdict.contradiction > best[n].contradiction:
-                best[n] = verdict
         out: list[NotePairVerdict] = []
         for n, (a, b, picked, over, reason) in enumerate(plans):
-            if picked and n not in judged:
+            mine = sorted(judged.get(n, []), key=lambda v: -v.contradiction)
+            if picked and not mine:
                 reason = "stopped before it was judged"
-            out.append(NotePairVerdict(a, b, best.get(n), judged.get(n, 0), over, reason))
-            self.stats.sentence_pairs_judged += judged.get(n, 0)
+            aside = asides[n]
+            features: dict[str, float] = {}
+            probability: float | None = None
+            if mine:
+                features = note_features(
+                    mine,
+                    set_aside=sum(aside.values()),
+                    passing=self.settings.passing,
+                    notes=(self._notes[a], self._notes[b]),
+                )
+                if self.note_model is not None:
+                    probability = self.note_model.probability(features)
+            out.append(
+                NotePairVerdict(
+                    a,
+                    b,
+                    mine[0] if mine else None,
+                    len(mine),
+                    over,
+                    reason,
+                    second=mine[1].contradiction if len(mine) > 1 else 0.0,
+                    passing=sum(v.contradiction >= self.settings.passing for v in mine),
+                    set_aside=dict(aside),
+                    probability=probability,
+                    features=features,
+                    sentence_pairs=tuple(mine),
+                )
+            )
+            self.stats.sentence_pairs_judged += len(mine)
             self.stats.sentence_pairs_over_budget += over
         self.stats.note_pairs += len(pairs)
         return out
 
     def shown(self, verdict: NotePairVerdict) -> bool:
+        if verdict.best is None:
+            return False
+        if verdict.probability is not None and self.note_model is not None:
+            return verdict.probability >= self.note_model.threshold
         return verdict.contradiction >= self.thresholds.contradiction
 
     def confidence(self, probability: float) -> str:
-        if probability >= self.thresholds.high:
+        if self.note_model is not None:
+            high, shown = self.note_model.high, self.note_model.threshold
+        else:
+            high, shown = self.thresholds.high, self.thresholds.contradiction
+        if probability >= high:
             return "high"
-        if probability >= (self.thresholds.contradiction + self.thresholds.high) / 2:
+        if probability >= (shown + high) / 2:
             return "medium"
         return "low"

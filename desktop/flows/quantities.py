@@ -297,6 +297,10 @@ def _relation(a: Quantity, b: Quantity) -> Comparison:
     if a.bound and b.bound:
         if a.forbidden or b.forbidden:
             return "none"  # two rules: whether they can both hold is not a number question
+        if (a.lo, a.hi) == (b.lo, b.hi):
+            return "compatible"
+        if math.isinf(a.hi) == math.isinf(b.hi):  # both "at least", or both "at most"
+            return "differ"  # two limits for one thing ("capped at 500" / "capped at 640")
         return "compatible" if max(a.lo, b.lo) <= min(a.hi, b.hi) else "conflict"
     if a.bound or b.bound:
         rule, fact = (a, b) if a.bound else (b, a)

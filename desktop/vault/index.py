@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -508,6 +508,13 @@ class VaultIndex:
             NoteSummary(p, b, t, ty, st, m, h, tuple(json.loads(a)))
             for p, b, t, ty, st, m, h, a in self.db.execute(sql + " ORDER BY path", params)
         ]
+
+    def bodies(self) -> Iterator[tuple[str, str, tuple[str, ...], str]]:
+        """``(path, title, aliases, body)`` of every indexed note, by path."""
+        for path, title, aliases, body in self.db.execute(
+            "SELECT path, title, aliases, body FROM notes ORDER BY path"
+        ):
+            yield path, title, tuple(json.loads(aliases)), body
 
     def summaries(self, paths: Iterable[str]) -> dict[str, NoteSummary]:
         wanted = list(dict.fromkeys(paths))

@@ -56,7 +56,7 @@ from desktop.flows.hunter.verify import (
     recorded_with,
     records_pair,
 )
-from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict
+from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict, frame_counts
 from desktop.flows.progress import ModelMeter, plural
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
@@ -99,6 +99,11 @@ class _Scan:
         self.root = Path(index.root)
         self.engine = engine
         assert index.embedding is not None
+        t0 = time.perf_counter()
+        # Boilerplate is a frame repeated across the vault, so every note counts, not only
+        # the ones this run judges.
+        frames = frame_counts((p, (t, *al), body) for p, t, al, body in index.bodies())
+        log.info("sentence frames of the vault read in %.2f s", time.perf_counter() - t0)
         self.judging = NoteJudge(
             judge,
             index.embedding,
@@ -106,6 +111,7 @@ class _Scan:
             settings=JudgingSettings(
                 pairs_per_note_pair=settings.sentence_pairs, max_sentences=settings.max_sentences
             ),
+            frames=frames,
         )
         self.describer = Describer(engine, constrain=settings.constrain)
         self.settings = settings
@@ -297,7 +303,12 @@ class _Scan:
             pairs = [p for p in pairs if p not in recorded]
         paths = sorted({p for pair in pairs for p in pair})
         self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
-        self.judging.prepare({p: self.loaded[p].text for p in paths})
+        summaries = self.index.summaries(paths)
+        self.judging.prepare(
+            {p: self.loaded[p].text for p in paths},
+            names={p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p)) is not None},
+            types={p: self.types.get(p) for p in paths},
+        )
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
         )
@@ -312,14 +323,14 @@ class _Scan:
                 "quote_a": v.best.a.quote,
                 "quote_b": v.best.b.quote,
                 "description": "judged",  # replaced by the model's line, or the plain one
-                "confidence": self.judging.confidence(v.best.contradiction),
+                "confidence": self.judging.confidence(v.contradiction),
             }
             before = len(self.verifier.accepted)
             self.verifier.check_answer([item], notes)
             if len(self.verifier.accepted) > before:
                 pair = self.verifier.accepted[-1]
                 self.verifier.accepted[-1] = replace(
-                    pair, probability=round(v.best.contradiction, 4), found_by="judge"
+                    pair, probability=round(v.contradiction, 4), found_by="judge"
                 )
         return verdicts
 
