@@ -66,8 +66,27 @@ ones a lexical shortcut gets wrong) and six drawn at random. The three sources
 are apart so that training can weigh the one clash of a note pair against its
 dozen compatible pairs.
 
+A fifth kind, ``"kind": "pairs"``, is a group of typed sentence pairs on one
+``topic``, written as people write notes (personal life, work decisions, project
+docs, how-to pages), half of them hard negatives. Each pair names its ``label``
+and its ``type`` (:data:`PAIR_TYPES`): a contradiction (a value, a negation, a
+quantifier against an instance, one step of inference, a reversal, opposed
+stances) or something that only looks like one (the same template about two
+subjects, compatible numbers or times, a rule and the exception it allows, a plan
+and its on-time outcome, a near-duplicate, another scope). ``title_a`` /
+``title_b`` optionally name each sentence's note, which the alignment rules read:
+
+==============================  ==================
+``contradiction``               contradiction (source ``synth_pairs``)
+``compatible``                  not_contradiction (source ``synth_pairs_hard`` for a
+                                hard-negative type, else ``synth_pairs``)
+``entailment``                  entailment
+``neutral``                     neutral
+==============================  ==================
+
 The group of every pair is its scenario, so a scenario's pairs are all in
-train or all in validation.
+train or all in validation; groups with a ``topic`` are held out by topic
+(:func:`group_of`).
 """
 
 from __future__ import annotations
@@ -173,6 +192,8 @@ def pairs_of(
         return flip_pairs(sc, others, rng)
     if sc.get("kind") == "notes":
         return notes_pairs(sc, rng)
+    if sc.get("kind") == "pairs":
+        return typed_pairs(sc)
     rules, breaks = _list(sc, "rules"), _list(sc, "breaks")
     keeps, allowed, related = _list(sc, "keeps"), _list(sc, "allowed"), _list(sc, "related")
     against, ok = _list(sc, "actions_against"), _list(sc, "actions_ok")
@@ -275,7 +296,7 @@ def _is(sentence: str, marked: str) -> bool:
 
 
 def notes_pairs(sc: dict[str, object], rng: random.Random) -> list[Example]:
-    group = f"synth:{sc.get('id', '')}"
+    group = group_of(sc)
     a_lines, b_lines = note_sentences(sc.get("note_a")), note_sentences(sc.get("note_b"))
     clashes, traps = _marked(sc, "clash"), _marked(sc, "traps")
     out: list[Example] = []
@@ -314,3 +335,155 @@ def generate(
         for sc in chosen:
             out.extend(pairs_of(sc, [o for o in items if o is not sc], rng))
     return out
+
+
+#: The types a ``"kind": "pairs"`` pair may have, and the label each implies.
+CONTRADICTION_TYPES = frozenset(
+    {
+        "direct_value",  # another number, day, time, amount, person for the same thing
+        "negation",  # the same claim negated
+        "quantifier",  # always / never / every / only against an instance that breaks it
+        "one_step_inference",  # needs one step: "every Friday 14-16" / "nothing after Thursday"
+        "reversal",  # a decision and a later note that goes the other way without saying so
+        "opposed_stance",  # two opinions that cannot both be held
+    }
+)
+HARD_NEGATIVE_TYPES = frozenset(
+    {
+        "template_swap",  # one sentence frame, each about its own note's subject
+        "compatible_numbers",  # numbers, times, amounts, durations that agree
+        "rule_exception",  # a rule and an exception the rule itself allows
+        "plan_outcome",  # a plan and an outcome that kept to it
+        "near_duplicate",  # the same fact worded twice
+        "other_scope",  # the same words about another time, place, person or case
+        "elaboration",  # one adds a detail the other leaves open
+    }
+)
+AGREEMENT_TYPES = frozenset({"paraphrase"})
+PAIR_TYPES = CONTRADICTION_TYPES | HARD_NEGATIVE_TYPES | AGREEMENT_TYPES | {"unrelated"}
+PAIR_LABELS = {
+    "contradiction": "contradiction",
+    "compatible": "not_contradiction",
+    "entailment": "entailment",
+    "neutral": "neutral",
+}
+
+
+def typed_pairs(sc: dict[str, object]) -> list[Example]:
+    group = group_of(sc)
+    items = sc.get("pairs") or []
+    out: list[Example] = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        a, b = str(item.get("a", "")).strip(), str(item.get("b", "")).strip()
+        label = PAIR_LABELS.get(str(item.get("label", "")))
+        if not a or not b or label is None:
+            continue
+        kind = str(item.get("type", ""))
+        source = "synth_pairs_hard" if kind in HARD_NEGATIVE_TYPES else "synth_pairs"
+        out.append(Example(a, b, label, source, group=group))
+    return out
+
+
+def group_of(sc: dict[str, object]) -> str:
+    """The split group of a scenario's pairs: its ``topic`` where it has one (every group on
+    one topic, in any file, falls on the same side of the split), else its id."""
+    topic = " ".join(str(sc.get("topic", "")).split()).casefold()
+    return f"topic:{topic}" if topic else f"synth:{sc.get('id', '')}"
+
+
+def heldout(sc: dict[str, object], share: float = 0.2) -> bool:
+    """Whether a scenario is held out (validation), as ``prepare.py`` splits its pairs."""
+    import hashlib
+
+    digest = hashlib.sha256(group_of(sc).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) / 0xFFFFFFFF < share
+
+
+def check_group(sc: dict[str, object]) -> list[str]:
+    """What is wrong with one ``"kind": "pairs"`` or ``"kind": "notes"`` group (empty: fine)."""
+    errors: list[str] = []
+    sid = str(sc.get("id", "?"))
+    if sc.get("kind") == "pairs":
+        if not str(sc.get("topic", "")).strip():
+            errors.append(f"{sid}: no topic")
+        items = sc.get("pairs")
+        if not isinstance(items, list) or not items:
+            return [*errors, f"{sid}: no pairs"]
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                errors.append(f"{sid}[{n}]: not an object")
+                continue
+            label, kind = str(item.get("label", "")), str(item.get("type", ""))
+            if not str(item.get("a", "")).strip() or not str(item.get("b", "")).strip():
+                errors.append(f"{sid}[{n}]: empty a or b")
+            if label not in PAIR_LABELS:
+                errors.append(f"{sid}[{n}]: label {label!r} not in {sorted(PAIR_LABELS)}")
+            if kind not in PAIR_TYPES:
+                errors.append(f"{sid}[{n}]: type {kind!r} unknown")
+            elif kind in CONTRADICTION_TYPES and label != "contradiction":
+                errors.append(f"{sid}[{n}]: type {kind} needs label contradiction")
+            elif kind in HARD_NEGATIVE_TYPES and label != "compatible":
+                errors.append(f"{sid}[{n}]: type {kind} needs label compatible")
+            elif kind == "paraphrase" and label != "entailment":
+                errors.append(f"{sid}[{n}]: type paraphrase needs label entailment")
+            if str(item.get("a", "")).strip() == str(item.get("b", "")).strip():
+                errors.append(f"{sid}[{n}]: a and b are the same text")
+    elif sc.get("kind") == "notes":
+        a_lines, b_lines = note_sentences(sc.get("note_a")), note_sentences(sc.get("note_b"))
+        if len(a_lines) < 3 or len(b_lines) < 3:
+            errors.append(f"{sid}: a note has fewer than 3 evidence sentences")
+        for key in ("clash", "traps"):
+            for x, y in _marked(sc, key):
+                if not any(_is(a, x) for a in a_lines) or not any(_is(b, y) for b in b_lines):
+                    errors.append(f"{sid}: a {key} sentence is not found as a sentence: {x!r}")
+    return errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``synth.py --check FILE…``: validate data files and count their labelled pairs."""
+    import argparse
+    from collections import Counter
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--check", nargs="+", type=Path, required=True)
+    args = ap.parse_args(argv)
+    rng = random.Random(0)
+    errors: list[str] = []
+    labels: Counter[str] = Counter()
+    types: Counter[str] = Counter()
+    checked = {p.resolve() for p in args.check}
+    elsewhere = {
+        str(sc.get("id"))
+        for f in sorted(SCENARIOS.glob("*.json"))
+        if f.resolve() not in checked
+        for sc in json.loads(f.read_text(encoding="utf-8"))
+    }
+    for path in args.check:
+        try:
+            groups = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            errors.append(f"{path}: {exc}")
+            continue
+        for sc in groups:
+            sc = dict(sc)
+            sc.setdefault("lang", path.stem.split("-")[0])
+            errors += check_group(sc)
+            if sc.get("kind") == "pairs":
+                types.update(str(i.get("type")) for i in sc.get("pairs", []) if isinstance(i, dict))
+            for ex in pairs_of(sc, [], rng):
+                labels[ex.label] += 1
+        seen = [str(sc.get("id")) for sc in groups]
+        if len(seen) != len(set(seen)):
+            errors.append(f"{path}: duplicate ids within the file")
+        errors += [f"{path}: id {i} is used in another file" for i in set(seen) & elsewhere]
+    summary = {"pairs": sum(labels.values()), "labels": labels, "types": types}
+    print(json.dumps(summary, indent=1))
+    for e in errors[:50]:
+        print("ERROR", e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
