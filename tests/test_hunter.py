@@ -582,7 +582,7 @@ def test_code_only_and_very_long_notes_are_reported_not_crashed(vault: Path) -> 
     )
     assert run.status == "ok"
     reasons = {e.path: e.reason for e in run.excluded}
-    assert reasons["Substrates/Code only.md"].startswith("no sentence with enough content")
+    assert reasons["Substrates/Code only.md"] == "no prose to compare: the note has no sentences"
     assert run.notes_cut == ("Substrates/Very long.md",)
 
 
@@ -781,3 +781,48 @@ def test_measuring_tools_skip_the_pairs_a_scan_skips(tmp_path: Path) -> None:
     kept, bodies = shown_candidates(root, [(wait, tension), (train, tension), (wait, train)])
     assert kept == [(train, tension), (wait, train)]
     assert bodies[train].strip() == "# Release train\n\n" + TRAIN
+
+
+@pytest.mark.parametrize("kind", ["code", "templates", "three languages"])
+def test_a_vault_with_nothing_to_compare_shows_nothing_and_says_why(
+    tmp_path: Path, kind: str
+) -> None:
+    """Bad input: a judge that calls every pair a clash still finds nothing to show in a
+    vault of commands, of pages from one template, or of unrelated notes in three languages
+    — and every note left out says why."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    tools = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    for i, tool in enumerate(tools):
+        if kind == "code":
+            body = f"`{tool} --sync`\n\n```sh\n{tool} init <name>\n```\n\n{tool} build --release\n"
+        elif kind == "templates":
+            body = (
+                f"The {tool} importer converts your {tool} export into Markdown files.\n\n"
+                f"Open {tool} and choose Export, then pick the folder to import.\n"
+            )
+        else:
+            body = [
+                "The boiler was serviced in March and runs quietly now.",
+                "La chaudière a été révisée en mars et tourne sans bruit.",
+                "La caldaia è stata revisionata a marzo e ora è silenziosa.",
+            ][i % 3] + f" Note {tool}."
+        (root / f"{tool.title()} import.md").write_text(body, encoding="utf-8")
+    idx = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
+    idx.update()
+    judge = ScriptedJudge(lambda a, b: (0.99, 0.005, 0.005))
+    judge.thresholds = Thresholds(min_cosine=0.0)
+    settings = ScanSettings(band_low=0.0, band_high=1.0, describe=0)
+    run = scan(idx, ScriptedGenerator([]), judge=judge, mode="whole-vault", settings=settings)
+    assert run.status == "ok"
+    if kind == "three languages":
+        # Judged and shown as the judge says, each with its plain description: mixing
+        # languages neither crashes the scan nor hides a pair.
+        assert run.pairs and all(p.described_by == "plain" for p in run.pairs)
+        return
+    assert run.pairs == ()
+    reasons = {e.path: e.reason for e in run.excluded}
+    assert len(reasons) == len(tools)
+    assert all(r.startswith("no prose to compare: only ") for r in reasons.values()), reasons
+    expected = "code or commands" if kind == "code" else "boilerplate repeated across the vault"
+    assert all(expected in r for r in reasons.values()), reasons

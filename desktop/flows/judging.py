@@ -148,6 +148,8 @@ class JudgingStats:
     #: Sentence pairs set aside by alignment before the judge, by reason.
     set_aside: Counter[str] = field(default_factory=Counter)
     notes_without_evidence: list[str] = field(default_factory=list)
+    #: Why each of those notes has nothing to compare, in words.
+    why_no_evidence: dict[str, str] = field(default_factory=dict)
     #: Notes with more sentences than ``max_sentences``: only the first ones were compared.
     notes_cut: list[str] = field(default_factory=list)
 
@@ -252,6 +254,28 @@ def note_features(
     }
 
 
+#: How each reason a line is not evidence reads in a report.
+_NOT_EVIDENCE_WORDS = {
+    "code": "code or commands",
+    "placeholder": "templates or placeholders",
+    "markup": "markup",
+    "key_value": "'Key: value' lines",
+    "lead_in": "lead-ins",
+    "links": "links",
+    "too_short": "lines of a few words",
+    "boilerplate": "boilerplate repeated across the vault",
+}
+
+
+def no_evidence_reason(reasons: Counter[str]) -> str:
+    """Why a note has no sentence to compare, in words ("no prose to compare: 12 lines of
+    code or commands, 3 of templates or placeholders")."""
+    if not reasons:
+        return "no prose to compare: the note has no sentences"
+    parts = [f"{n} {_NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in reasons.most_common()]
+    return "no prose to compare: only " + ", ".join(parts)
+
+
 class NoteJudge:
     """Judges note pairs; keeps each note's sentences and vectors for the run."""
 
@@ -320,6 +344,7 @@ class NoteJudge:
             every = split_sentences(body)
             good: list[Sentence] = []
             boilerplate = 0
+            reasons: Counter[str] = Counter()
             for s in every:
                 why = evidence_reason(s, min_content_words=self.settings.min_content_words)
                 if why is None and self.frames:
@@ -330,7 +355,10 @@ class NoteJudge:
                 if why is None:
                     good.append(s)
                 else:
-                    self.stats.not_evidence[why] += 1
+                    reasons[why] += 1
+            self.stats.not_evidence.update(reasons)
+            if not good:
+                self.stats.why_no_evidence[path] = no_evidence_reason(reasons)
             generic = len(every) - len(good)
             cut = max(0, len(good) - self.settings.max_sentences)
             todo.append((path, good[: self.settings.max_sentences], cut, generic, own, boilerplate))

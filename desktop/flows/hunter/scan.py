@@ -474,11 +474,7 @@ def scan(
     attempts = [*s.attempts, *s.describer.attempts]
     stats = s.judging.stats
     for path in stats.notes_without_evidence:
-        s.excluded.append(
-            Excluded(
-                path, "no sentence with enough content to compare (code, links or a few words)"
-            )
-        )
+        s.excluded.append(Excluded(path, stats.why_no_evidence.get(path, "no prose to compare")))
     run = ScanRun(
         started_at=started_at,
         mode=mode,

@@ -1,0 +1,58 @@
+"""The note-level model: read, checked, and a clear line when it is missing or damaged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from inference.errors import ModelUnavailable
+from inference.note_model import NoteModel, load_note_model
+
+MODEL = NoteModel(("best", "second"), (0.5, 0.2), (0.2, 0.1), (2.0, 0.5), -1.0, 0.6, 0.9)
+
+
+def write(path: Path, model: NoteModel = MODEL) -> str:
+    text = json.dumps(model.to_json())
+    path.write_text(text, encoding="utf-8")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_model_round_trips_and_reads_named_features(tmp_path: Path) -> None:
+    digest = write(tmp_path / "m.json")
+    model = load_note_model(tmp_path / "m.json", sha256=digest)
+    assert model.features == MODEL.features and model.threshold == 0.6
+    assert model.model_id.startswith("m.json:")
+    low, high = model.probability({"best": 0.2}), model.probability({"best": 0.95, "second": 0.9})
+    assert 0 < low < 0.5 < high < 1
+    # A feature the caller does not give counts as 0; an unknown one is ignored.
+    assert model.probability({"best": 0.2, "other": 5.0}) == low
+
+
+def test_a_missing_model_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailable, match=r"note-level model is missing at .*reinstall"):
+        load_note_model(tmp_path / "gone.json")
+
+
+def test_a_corrupted_model_is_refused_by_its_hash(tmp_path: Path) -> None:
+    digest = write(tmp_path / "m.json")
+    (tmp_path / "m.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match=r"expected .*corrupted — reinstall"):
+        load_note_model(tmp_path / "m.json", sha256=digest)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        json.dumps({"format": "something-else/1"}),
+        json.dumps({**MODEL.to_json(), "weights": [1.0]}),  # does not line up
+        json.dumps({**MODEL.to_json(), "scale": [0.0, 1.0]}),  # would divide by zero
+    ],
+)
+def test_a_file_that_is_not_a_note_model_is_refused(tmp_path: Path, content: str) -> None:
+    (tmp_path / "m.json").write_text(content, encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match=r"is not a note-level model"):
+        load_note_model(tmp_path / "m.json")
