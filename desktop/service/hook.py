@@ -172,7 +172,11 @@ def summarize(tool_name: Any, tool_input: Any, cwd: str = "") -> str:
     """What the pending tool call would do, as text to embed (at most 2 KB).
 
     File paths are made relative to the session's ``cwd``: the project's own
-    folder names say nothing about the change.
+    folder names say nothing about the change. A file change opens with a header
+    line (``Write <path>``, ``Edit <path>``; a patch, ``Add|Update|Delete <path>``
+    before each file's added lines): the endpoint embeds the whole summary to find
+    the near decisions, and judges only the text after the headers
+    (desktop/flows/guard/change.py reads them; keep the two in step).
     """
     if not isinstance(tool_input, dict):
         return ""
