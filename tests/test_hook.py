@@ -94,6 +94,10 @@ def test_summaries_of_each_tool() -> None:
         'LEDGER_URL = "postgresql://ledgerline@db.internal/ledgerline"  '
         "# ledger moves into the main cluster"
     )
+    assert s("codex_apply_patch_against_release_window") == (
+        "Update docs/releasing.md\nProduction releases go out every Tuesday between 09:00 and "
+        "11:00, after Monday's acceptance checks."
+    )
     assert s("codex_bash_contradicts").startswith("sqlite3 /var/lib/billing/ledger.db .dump")
     patch = (
         "*** Begin Patch\n*** Update File: docs/a.md\n@@\n-old\n+one\n+two\n kept\n+three\n"
