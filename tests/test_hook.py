@@ -85,15 +85,28 @@ def test_summaries_of_each_tool() -> None:
         'Write billing/config.py\nLEDGER_URL = "postgresql://ledgerline@db.internal/ledgerline"'
     )
     assert s("claude_edit") == "Edit .github/workflows/e2e.yml\nruns-on: ubuntu-latest"
+    # Each edit a piece of text of its own: a blank line between them.
     assert s("claude_multiedit") == (
-        "Edit oncall/schedule.yaml\nweekends: none\npage_within: next business day"
+        "Edit oncall/schedule.yaml\nweekends: none\n\npage_within: next business day"
     )
     assert s("codex_apply_patch") == (
         "Update billing/config.py\n"
         'LEDGER_URL = "postgresql://ledgerline@db.internal/ledgerline"  '
         "# ledger moves into the main cluster"
     )
+    assert s("codex_apply_patch_against_release_window") == (
+        "Update docs/releasing.md\nProduction releases go out every Tuesday between 09:00 and "
+        "11:00, after Monday's acceptance checks."
+    )
     assert s("codex_bash_contradicts").startswith("sqlite3 /var/lib/billing/ledger.db .dump")
+    patch = (
+        "*** Begin Patch\n*** Update File: docs/a.md\n@@\n-old\n+one\n+two\n kept\n+three\n"
+        "*** Add File: b.py\n+x = 1\n*** End Patch\n"
+    )
+    # Added lines the patch does not join are kept apart, as MultiEdit's edits are.
+    assert summarize("apply_patch", {"command": patch}) == (
+        "Update docs/a.md\none\ntwo\n\nthree\nAdd b.py\nx = 1"
+    )
     assert summarize("Bash", {"command": "x" * 5000}) == "x" * 2048
     assert summarize("Bash", "not a dict") == ""
 

@@ -5,6 +5,11 @@ Request (what ``antinomy-hook pretooluse`` sends)::
     {"summary": "Delete the SQLite ledger…", "session_id": "…", "cwd": "/path/to/project",
      "tool_name": "Bash", "mode": "warn" | "ask" (optional: overrides the settings)}
 
+For a file change (``tool_name`` Write, Edit, MultiEdit, apply_patch) the summary
+opens with the hook's header line (``Edit billing/config.py``): the whole summary
+helps find the near decisions, the judge reads only the new text after it
+(desktop/flows/guard/change.py). The request is the same for every hook version.
+
 Answer::
 
     {"verdict": "warn" | "ask" | "allow" | "repeat" | "off" | "skip",
@@ -148,7 +153,9 @@ class GuardService:
         if mode is not None and mode not in ("warn", "ask"):
             raise BadRequest(f"mode={mode!r} is unknown: use 'warn' or 'ask'.")
         try:
-            verdict = await self._verdict(summary, session_id=session_id, cwd=cwd, mode=mode)
+            verdict = await self._verdict(
+                summary, session_id=session_id, cwd=cwd, mode=mode, tool=tool
+            )
         except Exception:
             self._log(GuardVerdict("error"), tool, session_id, cwd, summary, started)
             raise
@@ -195,12 +202,14 @@ class GuardService:
         return latency
 
     async def _verdict(
-        self, summary: str, *, session_id: str, cwd: str, mode: str | None
+        self, summary: str, *, session_id: str, cwd: str, mode: str | None, tool: str
     ) -> GuardVerdict:
         if self.guard is None:  # an endpoint without a vault has nothing to guard
             return GuardVerdict("skip" if too_short(bound_summary(summary)) else "off")
         try:
-            return await self.guard.check(summary, session_id=session_id, cwd=cwd, mode=mode)
+            return await self.guard.check(
+                summary, session_id=session_id, cwd=cwd, mode=mode, tool_name=tool
+            )
         except GuardNotReady:
             raise ServiceUnavailable(
                 "The guard is still reading the vault's decisions"

@@ -134,16 +134,37 @@ def _text(value: Any) -> str:
 
 
 def _patch_summary(patch: str) -> list[str]:
-    """Codex's apply_patch (or a unified diff): the files touched and the added lines."""
+    """Codex's apply_patch (or a unified diff): the files touched and the added lines.
+
+    Each file's header line (``Update path``), then its added lines; runs of added
+    lines that the patch does not join (another hunk, a kept or removed line between
+    them) are kept apart by a blank line, as separate MultiEdit edits are: the
+    endpoint reads a file's new text by paragraphs."""
     parts: list[str] = []
+    runs: list[str] = []
+    run: list[str] = []
     for line in patch.splitlines():
+        header = ""
         if line.startswith("*** ") and " File: " in line:
             verb, _, path = line[4:].partition(" File: ")
-            parts.append(f"{verb} {path.strip()}")
+            header = f"{verb} {path.strip()}"
         elif line.startswith("+++ "):
-            parts.append(f"Update {line[4:].strip().removeprefix('b/')}")
+            header = f"Update {line[4:].strip().removeprefix('b/')}"
         elif line.startswith("+"):
-            parts.append(line[1:])
+            run.append(line[1:])
+            continue
+        if run:
+            runs.append("\n".join(run))
+            run = []
+        if header:
+            if runs:
+                parts.append("\n\n".join(runs))
+                runs = []
+            parts.append(header)
+    if run:
+        runs.append("\n".join(run))
+    if runs:
+        parts.append("\n\n".join(runs))
     return parts
 
 
@@ -151,7 +172,11 @@ def summarize(tool_name: Any, tool_input: Any, cwd: str = "") -> str:
     """What the pending tool call would do, as text to embed (at most 2 KB).
 
     File paths are made relative to the session's ``cwd``: the project's own
-    folder names say nothing about the change.
+    folder names say nothing about the change. A file change opens with a header
+    line (``Write <path>``, ``Edit <path>``; a patch, ``Add|Update|Delete <path>``
+    before each file's added lines): the endpoint embeds the whole summary to find
+    the near decisions, and judges only the text after the headers
+    (desktop/flows/guard/change.py reads them; keep the two in step).
     """
     if not isinstance(tool_input, dict):
         return ""
@@ -175,7 +200,9 @@ def summarize(tool_name: Any, tool_input: Any, cwd: str = "") -> str:
         edits = tool_input.get("edits")
         parts = [f"Edit {path}"]
         if isinstance(edits, list):
-            parts += [_text(e.get("new_string")) for e in edits if isinstance(e, dict)]
+            # A blank line between edits: each is a piece of text of its own.
+            new = (_text(e.get("new_string")).strip() for e in edits if isinstance(e, dict))
+            parts.append("\n\n".join(n for n in new if n))
     else:  # Bash (Claude Code and Codex), and anything with a command
         parts = [_text(tool_input.get("description")), _text(tool_input.get("command"))]
         if not any(p.strip() for p in parts):

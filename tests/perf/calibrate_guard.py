@@ -14,9 +14,10 @@ candidate thresholds how many contradicting / related / unrelated calls would
 warn, and whether the right decision is the top hit.
 
 Then the guard as it runs with the judge (``judged``): for each case the real
-:meth:`Guard.decide` (cosine picks the nearest decisions, the judge reads the
-change against their sentences), in a fresh session, at the judge's calibrated
-threshold and at a few others — calls against a decision warned (target ≥ 15
+:meth:`Guard.decide` (cosine of the summary picks the nearest decisions, the judge
+reads what the change says — a file change's new text, a Bash call's summary —
+against their sentences), in a fresh session, at the judge's calibrated
+threshold and at a few others — calls against a decision warned (target ≥ 12
 of 19), unrelated calls warned (target 0), calls that respect a decision warned
 (target ≤ 1), the superseded ADR-0003 never cited. Run:
 ``python tests/perf/calibrate_guard.py [--judge FILE]`` (~20 s; ``--judge`` tries another
@@ -39,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.embedding import load_embedding_model
 from desktop.flows.guard import Activation, Guard, GuardSettings, save_settings, standing_decisions
+from desktop.flows.guard.change import statements_of
 from desktop.resources import sample_vault_source
 from desktop.service.hook import summarize
 from desktop.vault.index import VaultIndex
@@ -146,8 +148,24 @@ def judged(
     judge = OnnxJudge(resolve_model("judge", judge_file))
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
     vectors = model.embed(summaries)
+    # What the judge reads of each call (as Guard.check chooses it), and its vectors.
+    said = [statements_of(tool, s) for (_, _, tool, _), s in zip(all_cases, summaries, strict=True)]
+    reader = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
+    reader.refresh()
+    said = [
+        s if s == (summary,) else reader.statements_to_embed(s)
+        for s, summary in zip(said, summaries, strict=True)
+    ]
+    texts = sorted({t for statements in said for t in statements})
+    embedded = dict(zip(texts, model.embed(texts), strict=True)) if texts else {}
+    said_vectors = [
+        np.asarray([embedded[t] for t in statements], dtype=np.float32).reshape(
+            -1, vectors.shape[1]
+        )
+        for statements in said
+    ]
     by_threshold: dict[str, Any] = {}
-    for t in sorted({0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(judge.thresholds.guard, 3)}):
+    for t in sorted({0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, round(judge.thresholds.guard, 3)}):
         save_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
         guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
         guard.refresh()
@@ -163,6 +181,8 @@ def judged(
                 activation=Activation(True, "warn", 0.55),
                 summary=summary,
                 judge=judge,
+                statements=said[n],
+                statement_vectors=said_vectors[n],
             )
             warned = verdict.verdict == "warn"
             counts[label] += int(warned)
@@ -181,6 +201,7 @@ def judged(
                     "cited": cited,
                     "p": round(verdict.score or 0.0, 3),
                     "summary": summary[:70],
+                    "judged": [t[:60] for t in said[n]] if tool != "Bash" else None,
                 }
             )
         by_threshold[str(t)] = {

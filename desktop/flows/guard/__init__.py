@@ -12,11 +12,14 @@ Qt-free and HTTP-free: the endpoint embeds the hook's summary and calls
   consequences dilute it. The summary of the change is compared with these by
   cosine; vectors are cached in ``.antinomy/guard/vectors.npz`` by text hash.
 * **The judge decides.** Cosine only says "about the same thing". The
-  decisions nearest the change (cosine at least :data:`SUBJECT_FLOOR`) are cut
-  into sentences; the best few (change, decision sentence) pairs by cosine go to
-  the contradiction judge, and the guard warns only when the judge reads one as
-  a contradiction (P at least the judge's calibrated ``guard`` threshold, or the
-  vault's ``judge_threshold``). Without a judge it falls back to cosine alone at
+  decisions nearest the change's summary (cosine at least :data:`SUBJECT_FLOOR`)
+  are cut into sentences; the judge reads what the change says against them — a
+  Bash call's summary; for a file change, the statements of its new text, never
+  its path (:mod:`desktop.flows.guard.change`). The best few (statement,
+  decision sentence) pairs by cosine go to the contradiction judge, and the guard
+  warns only when the judge reads one as a contradiction (P at least the judge's
+  calibrated ``guard`` threshold, or the vault's ``judge_threshold``). Without a
+  judge it falls back to cosine alone (of the summary) at
   :data:`DEFAULT_THRESHOLD`; see there for how that was chosen.
 * **Once per session.** A decision warns at most once per agent session:
   markers in ``.antinomy/guard/sessions/``, pruned after 7 days.
@@ -31,6 +34,7 @@ from __future__ import annotations
 from desktop.flows.guard.check import AsyncEmbedFn, Guard, GuardNotReady, JudgeSource
 from desktop.flows.guard.constants import (
     DEFAULT_THRESHOLD,
+    EMBEDDED_STATEMENTS,
     JUDGED_DECISIONS,
     JUDGED_PAIRS,
     MARKER_MAX_AGE,
@@ -75,6 +79,7 @@ from desktop.flows.guard.verdicts import (
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "EMBEDDED_STATEMENTS",
     "JUDGED_DECISIONS",
     "JUDGED_PAIRS",
     "MARKER_MAX_AGE",

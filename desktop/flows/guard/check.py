@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -13,7 +14,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from desktop.flows.guard.change import statements_of
 from desktop.flows.guard.constants import (
+    EMBEDDED_STATEMENTS,
     JUDGED_DECISIONS,
     JUDGED_PAIRS,
     SENTENCE_FLOOR,
@@ -30,7 +33,7 @@ from desktop.flows.guard.decisions import (
 from desktop.flows.guard.markers import SessionMarkers
 from desktop.flows.guard.switch import Activation, GuardSwitch
 from desktop.flows.guard.verdicts import GuardVerdict, bound_summary, hook_output, too_short
-from desktop.flows.sentences import is_evidence, split_sentences
+from desktop.flows.sentences import content_words, is_evidence, split_sentences
 from desktop.vault.index import VaultIndex
 from inference.errors import AntinomyError
 from inference.judge import CONTRADICTION, Judge
@@ -77,6 +80,9 @@ class Guard:
         self._judge = judge or (lambda: None)
         self._embed_query = embed_query
         self._snapshot = DecisionSet()
+        #: How rare each word of the decisions' sentences is among the decisions (idf): what
+        #: picks the statements of a long change worth embedding (:meth:`statements_to_embed`).
+        self._word_weights: dict[str, float] = {}
         self._refresh_lock = threading.Lock()
         self._fingerprint: tuple[Any, ...] | None = None
         #: What each decision note gave at its last content hash: a change re-reads only
@@ -143,6 +149,7 @@ class Guard:
                 self._snapshot = DecisionSet(
                     tuple(decisions), matrix, signature, sentences, sentence_matrix
                 )
+                self._word_weights = _word_weights(self._snapshot)
                 live = {d.text for d in decisions}
                 self._split = {t: cut for t, cut in self._split.items() if t in live}
                 log.info("guard: %d standing decisions", len(decisions))
@@ -151,13 +158,21 @@ class Guard:
             return self._snapshot
 
     async def check(
-        self, summary: str, *, session_id: str, cwd: str, mode: str | None = None
+        self,
+        summary: str,
+        *,
+        session_id: str,
+        cwd: str,
+        mode: str | None = None,
+        tool_name: str = "",
     ) -> GuardVerdict:
         """The verdict on a pending change described by ``summary``, from ``cwd``.
 
         ``skip`` for a summary under :data:`SUMMARY_MIN_CHARS` characters, ``off``
         where the guard is off (nothing embedded), else the decision of
-        :meth:`decide` — judged when a judge is available. Raises
+        :meth:`decide` — judged when a judge is available, on what the change says
+        (:func:`~desktop.flows.guard.change.statements_of`: for a file change of
+        ``tool_name``, the statements of its new text; else the summary). Raises
         :class:`GuardNotReady` before the decisions were first read.
         """
         summary = bound_summary(summary)
@@ -168,12 +183,26 @@ class Guard:
             return GuardVerdict("off")
         if not self.ready.is_set():
             raise GuardNotReady("The guard is still reading the vault's decisions.")
-        vector = (await self._embed_summary(summary))[0]
+        # The whole summary (with a file's path: it helps find the near decisions).
+        vector = (await self._embed_summary([summary]))[0]
         judge = self._judge()
         if judge is None:
             # On the loop, not a worker: scoring 10k decisions is one matrix-vector product
             # (< 1 ms) and the marker file is a few hundred bytes; a thread hop costs more.
             return self.decide(vector=vector, session_id=session_id, activation=activation)
+        # What the change says, which the judge reads: a Bash call's summary, or the
+        # statements of a file change's new text, embedded on their own (in the summary's
+        # batch a short line would cost as much as the 2 KB summary).
+        statements = statements_of(tool_name, summary)
+        if statements == (summary,):
+            vectors = vector[np.newaxis, :]
+        else:
+            statements = self.statements_to_embed(statements)
+            vectors = (
+                await self._embed_summary(list(statements))
+                if statements
+                else np.zeros((0, vector.shape[0]), dtype=np.float32)
+            )
         # The judge is called directly (its ONNX session is thread-safe), not through its
         # queue: a check must not wait behind a scan's batch of sentence pairs.
         loop = asyncio.get_running_loop()
@@ -186,14 +215,29 @@ class Guard:
                 activation=activation,
                 summary=summary,
                 judge=judge,
+                statements=statements,
+                statement_vectors=vectors,
             ),
         )
 
-    async def _embed_summary(self, summary: str) -> npt.NDArray[np.float32]:
+    async def _embed_summary(self, texts: list[str]) -> npt.NDArray[np.float32]:
         if self._embed_query is not None:
-            return await self._embed_query([summary])
+            return await self._embed_query(texts)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, self._embed, [summary])
+        return await loop.run_in_executor(None, self._embed, texts)
+
+    def statements_to_embed(self, statements: Sequence[str]) -> tuple[str, ...]:
+        """The statements of a change worth embedding, in the change's order: all of them
+        when they are few (:data:`EMBEDDED_STATEMENTS`), else those whose words the
+        standing decisions' sentences share most, rare words counting most. Not the
+        decisions near the summary's vector: a long text's vector may be near none of
+        the decisions one of its sentences goes against."""
+        if len(statements) <= EMBEDDED_STATEMENTS:
+            return tuple(statements)
+        weights = self._word_weights
+        shared = [sum(weights.get(w, 0.0) for w in content_words(s)) for s in statements]
+        ranked = sorted(range(len(statements)), key=lambda i: -shared[i])  # stable: order
+        return tuple(statements[i] for i in sorted(ranked[:EMBEDDED_STATEMENTS]))
 
     def decide(
         self,
@@ -203,17 +247,29 @@ class Guard:
         activation: Activation,
         summary: str = "",
         judge: Judge | None = None,
+        statements: Sequence[str] | None = None,
+        statement_vectors: npt.NDArray[np.float32] | None = None,
     ) -> GuardVerdict:
         """The verdict for a change whose summary embeds to ``vector``.
 
         With a ``judge`` (and the ``summary`` text) it decides; without one, cosine
-        alone does. Blocking when judging (a few ms): call it off the event loop."""
+        alone does. The judge reads ``statements`` (what the change says, embedded as
+        ``statement_vectors``), by default the summary itself; none: nothing is judged
+        and the change is allowed. Blocking when judging (a few ms): call it off the
+        event loop."""
         snapshot = self._snapshot
         scores = snapshot.scores(vector)
         if scores.size == 0:
             return GuardVerdict("allow")
         if judge is not None and summary:
-            return self._judged(snapshot, scores, vector, summary, session_id, activation, judge)
+            if statements is None or statement_vectors is None:
+                statements, statement_vectors = (summary,), vector[np.newaxis, :]
+            said = (tuple(statements), np.asarray(statement_vectors, dtype=np.float32))
+            if len(said[0]) and said[0] != (summary,):
+                # A decision is near when the summary or one of the statements is.
+                by_statement = np.einsum("ij,kj->ik", said[1], snapshot.matrix).max(axis=0)
+                scores = np.maximum(scores, by_statement)
+            return self._judged(snapshot, scores, said, session_id, activation, judge)
         best = int(np.argmax(scores))
         top = snapshot.decisions[best]
         top_score = float(scores[best])
@@ -237,39 +293,40 @@ class Guard:
         self,
         snapshot: DecisionSet,
         scores: npt.NDArray[np.float32],
-        vector: npt.NDArray[np.float32],
-        summary: str,
+        said: tuple[tuple[str, ...], npt.NDArray[np.float32]],
         session_id: str,
         activation: Activation,
         judge: Judge,
     ) -> GuardVerdict:
-        near = np.flatnonzero(scores >= SUBJECT_FLOOR)
-        if near.size == 0:
-            best = int(np.argmax(scores))
+        """Cosine (``scores``: of the summary, or of a statement where nearer) picks the near
+        decisions; the judge reads the pairs of (statement of the change, sentence of a
+        near decision) nearest by cosine."""
+        statements, vectors = said
+        near = _near(scores)
+        if not near or not statements:
+            # Nothing near, or the change says nothing to judge (a file change of code only).
+            best = near[0] if near else int(np.argmax(scores))
             return GuardVerdict("allow", snapshot.decisions[best], 0.0)
-        near = near[np.argsort(-scores[near])][:JUDGED_DECISIONS]
-        candidates = snapshot.sentences_of([int(i) for i in near])
+        candidates = snapshot.sentences_of(near)
         if candidates.size:
-            sims = np.einsum(
-                "ij,j->i",
-                snapshot.sentence_matrix[candidates],
-                np.asarray(vector, dtype=np.float32),
-            )
-            order = np.argsort(-sims)[:JUDGED_PAIRS]
-            if float(sims[int(order[0])]) < self.sentence_floor:
+            # (statements, sentences); for a Bash call one row, the summary's.
+            sims = np.einsum("ij,kj->ik", vectors, snapshot.sentence_matrix[candidates])
+            order = _pairs_in_turn(sims, self.sentence_floor)
+            if not order:
                 # No sentence of the near decisions shares the change's subject: nothing
-                # to judge (SENTENCE_FLOOR). When one does, the same pairs as before are
-                # judged together: the int8 judge's scores move with the batch.
-                best = int(near[0])
-                return GuardVerdict("allow", snapshot.decisions[best], 0.0)
-            picked = [int(candidates[int(i)]) for i in order]
+                # to judge (SENTENCE_FLOOR). When one does, the best pairs are judged
+                # together: the int8 judge's scores move with the batch.
+                return GuardVerdict("allow", snapshot.decisions[near[0]], 0.0)
+            picked = [(statements[s], int(candidates[c])) for s, c in order]
         else:
             picked = []
-        pairs = [(summary, snapshot.sentences[k][1]) for k in picked]
-        owners = [snapshot.sentences[k][0] for k in picked]
+        pairs = [(statement, snapshot.sentences[k][1]) for statement, k in picked]
+        owners = [snapshot.sentences[k][0] for _, k in picked]
         if not pairs:  # the near decisions have no sentence with content: judge the statement
-            pairs = [(summary, snapshot.decisions[int(near[0])].text)]
-            owners = [int(near[0])]
+            top = near[0]
+            nearest = int(np.argmax(np.einsum("ij,j->i", vectors, snapshot.matrix[top])))
+            pairs = [(statements[nearest], snapshot.decisions[top].text)]
+            owners = [top]
         probs = judge.score(pairs)[:, CONTRADICTION]
         threshold = self.switch.settings().judge_threshold or judge.thresholds.guard
         best_by_row: dict[int, float] = {}
@@ -292,3 +349,40 @@ class Guard:
                 activation.mode, decision, p, hook_output(decision, p, activation.mode, judged=True)
             )
         return GuardVerdict("repeat", snapshot.decisions[top_row], top_p)
+
+
+def _word_weights(snapshot: DecisionSet) -> dict[str, float]:
+    """The idf of each word of the decisions' sentences: log(1 + decisions / decisions with
+    the word)."""
+    holders: dict[str, set[int]] = {}
+    for row, text in snapshot.sentences:
+        for word in content_words(text):
+            holders.setdefault(word, set()).add(row)
+    total = len(snapshot.decisions)
+    return {w: math.log(1 + total / len(rows)) for w, rows in holders.items()}
+
+
+def _near(scores: npt.NDArray[np.float32]) -> list[int]:
+    """The decisions the judge may read: the nearest few with cosine ≥ SUBJECT_FLOOR."""
+    near = np.flatnonzero(scores >= SUBJECT_FLOOR)
+    return [int(i) for i in near[np.argsort(-scores[near])][:JUDGED_DECISIONS]]
+
+
+def _pairs_in_turn(sims: npt.NDArray[np.float32], floor: float) -> list[tuple[int, int]]:
+    """The (statement, sentence) pairs to judge, at most :data:`JUDGED_PAIRS`, from
+    ``sims`` (statements × sentences, cosine).
+
+    A statement takes part only when its nearest sentence reaches ``floor``: a line that
+    shares no decision's subject is not judged (the judge read ``branches: [main]``, at
+    cosine 0.27 with ADR-0007's rule, as against it: 0.92). Each one's nearest sentence
+    comes first, nearest pairs first, then each one's second, and so on, so that one
+    statement does not take every pair. With one statement (a Bash call) these are its
+    nearest sentences, the floor applying to the first, as before.
+    """
+    ranked = np.argsort(-sims, axis=1, kind="stable")
+    taking = [int(s) for s in np.flatnonzero(sims[np.arange(len(sims)), ranked[:, 0]] >= floor)]
+    pairs: list[tuple[int, int]] = []
+    for turn in range(min(JUDGED_PAIRS, sims.shape[1])):
+        row = sorted(taking, key=lambda s: -float(sims[s, ranked[s, turn]]))
+        pairs += [(s, int(ranked[s, turn])) for s in row]
+    return pairs[:JUDGED_PAIRS]

@@ -31,6 +31,10 @@ SENTENCE_FLOOR = 0.3
 #: (each pair costs ~5 ms of int8 judge on one core).
 JUDGED_DECISIONS = 3
 JUDGED_PAIRS = 3
+#: With the judge: at most this many statements of a file change are embedded (each costs
+#: ~3 ms on a busy core; a 2 KB Write can hold 30): when it has more, those sharing the
+#: rarest words with the standing decisions' sentences. At most 3 pairs are judged anyway.
+EMBEDDED_STATEMENTS = 4
 MARKER_MAX_AGE = 7 * 24 * 3600
 SUMMARY_MAX_BYTES = 2048
 SUMMARY_MIN_CHARS = 12
