@@ -70,3 +70,32 @@ def test_the_frame_masks_names_and_numbers() -> None:
     assert frame("Import from Notion converts 12 pages per second.", names) == (
         "_ from _ converts _ pages per second"
     )
+
+
+def test_two_pages_pointing_at_each_other_are_about_two_things() -> None:
+    al = align(
+        "This theme offers the same icons as Sunrise Icons.",
+        "This theme offers the same icons as Harbour Theme.",
+        names_a=subject_words("Harbour Theme"),
+        names_b=subject_words("Sunrise Icons"),
+    )
+    assert al.kind == "subject"
+
+
+def test_a_word_naming_the_subject_in_another_form_still_names_it() -> None:
+    al = align(
+        "Unlike grouping by date, this sorts the statuses alphabetically.",
+        "Unlike sorting by date, this sorts the statuses alphabetically.",
+        names_a=subject_words("Grouping"),
+        names_b=subject_words("Sorting"),
+    )
+    assert al.kind == "subject"
+
+
+def test_a_pronoun_opening_both_sentences_stands_for_each_note_s_subject() -> None:
+    a, b = "They require extra styling to display correctly.", "They don't require extra styling."
+    al = align(a, b, names_a=subject_words("Custom markers"), names_b=subject_words("Core markers"))
+    assert al.kind == "subject"
+    # In one note (or two notes about one thing) the same pair is a negation to judge.
+    same = subject_words("Markers")
+    assert align(a, b, names_a=same, names_b=same).kind == "negation"

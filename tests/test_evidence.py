@@ -90,3 +90,10 @@ def test_tables_without_outer_pipes_and_link_definitions_are_not_sentences() -> 
 def test_inline_markup_is_read_as_nothing() -> None:
     (s,) = split_sentences("{: .note .info} Press <kbd>Enter</kbd> to confirm the change.")
     assert s.text == "Press Enter to confirm the change."
+
+
+def test_task_items_are_not_claims() -> None:
+    body = "- [ ] Renew the passport before the trip to Lisbon.\n- [x] Booked the ferry for June.\n"
+    sentences = split_sentences(body)
+    assert [evidence_reason(s) for s in sentences] == ["task", "task"]
+    assert sentences[0].quote == "Renew the passport before the trip to Lisbon."  # in the note

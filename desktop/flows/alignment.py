@@ -211,8 +211,13 @@ def align(
     diff_a, diff_b = set(only_a) - set(tb), set(only_b) - set(ta)
     diff = diff_a | diff_b
     kind: Kind
+    na, nb = frozenset(names_a), frozenset(names_b)
     if shared < ALIGNED:
         kind = "apart"
+    elif _pronoun_subject(ta) and _pronoun_subject(tb) and na - nb and nb - na:
+        kind = "subject"  # "They require…" / "They don't require…": each note's own subject
+    elif diff and _about_own_subjects(diff_a, diff_b, na, nb):
+        kind = "subject"
     elif (diff_a & NEGATIONS) != (diff_b & NEGATIONS):
         kind = "negation"
     elif any(frozenset((x, y)) in ANTONYMS for x in diff_a for y in diff_b):
@@ -221,10 +226,6 @@ def align(
         kind = "quantifier"
     elif any(_is_value(w) for w in diff):
         kind = "value"
-    elif (
-        diff and _names_only(diff_a, frozenset(names_a)) and _names_only(diff_b, frozenset(names_b))
-    ):
-        kind = "subject"
     elif any(sa and sb for sa, sb in swapped):
         kind = "swap"
     else:
@@ -247,10 +248,39 @@ def _substituted(a: Sequence[str], b: Sequence[str]) -> tuple[set[str], set[str]
 
 
 def _names_only(diff: set[str], names: frozenset[str]) -> bool:
-    """Every content word that differs on this side names this side's subject (a side with
-    no differing word counts: "Bear export" / "export")."""
+    """Every content word that differs on this side names a subject in ``names`` (a side
+    with no differing word counts: "Bear export" / "export"); a word names it when it is a
+    form of a name word ("group" / "Grouping", "sorts" / "Sorting")."""
     content = {w for w in diff if len(w) > 2 and w not in _WEAK_NAMES}
-    return content <= names
+    return all(
+        w in names
+        or any(
+            len(n) >= 4 and w[:4] == n[:4] and (w in n or n in w or w[:5] == n[:5]) for n in names
+        )
+        for w in content
+    )
+
+
+def _about_own_subjects(
+    diff_a: set[str], diff_b: set[str], names_a: frozenset[str], names_b: frozenset[str]
+) -> bool:
+    """What differs names each note's own subject ("Import from Notion" / "Import from
+    Evernote"), or each names the other note ("the same checkboxes as [[B]]" in A, "as
+    [[A]]" in B: two pages pointing at each other)."""
+    own = _names_only(diff_a, names_a) and _names_only(diff_b, names_b)
+    crossed = _names_only(diff_a, names_b) and _names_only(diff_b, names_a)
+    return own or crossed
+
+
+#: Pronouns that stand for what a note is about when they open a sentence.
+_PRONOUNS = frozenset(
+    "it they this these its their il elle ils elles cela ceci esso essa essi esse questo "
+    "questa questi queste".split()
+)
+
+
+def _pronoun_subject(tokens_: Sequence[str]) -> bool:
+    return bool(tokens_) and tokens_[0] in _PRONOUNS
 
 
 def frame(text: str, names: Iterable[str]) -> str:

@@ -263,6 +263,7 @@ _NOT_EVIDENCE_WORDS = {
     "lead_in": "lead-ins",
     "links": "links",
     "too_short": "lines of a few words",
+    "task": "task items",
     "boilerplate": "boilerplate repeated across the vault",
 }
 

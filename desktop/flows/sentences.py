@@ -50,7 +50,9 @@ _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_BARE = re.compile(r"^[^|`]*\S\s+\|\s+\S[^|`]*\|\s+\S|^\s*\|?\s*:?-{3,}:?\s*\|")
 #: "[label]: https://…" — a link reference definition.
 _LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S")
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+#: A task item's box ("[ ]", "[x]", "[/]", "[-]"), kept in the quote: a task is not a claim.
+_TASK = re.compile(r"^\[[ xX/\-]\]\s")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
@@ -85,6 +87,8 @@ class Sentence:
     content: frozenset[str]
     #: Those of ``content`` that come only from the visible text of its links.
     linked: frozenset[str] = frozenset()
+    #: A task item ("- [ ] …", "- [x] …"): what to do or what was done, not what holds.
+    task: bool = False
 
     @property
     def content_words(self) -> int:
@@ -125,10 +129,11 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _blocks(body: str) -> list[str]:
+def _blocks(body: str) -> list[tuple[str, bool]]:
     """Paragraphs, list items and quotes as single-line texts; code, tables, headings out."""
     body = _COMMENT.sub(" ", body)
     blocks: list[str] = []
+    tasks: set[int] = set()  # blocks that are task items
     current: list[str] = []
     in_fence = False
 
@@ -161,9 +166,13 @@ def _blocks(body: str) -> list[str]:
         if _ITEM.match(stripped):
             flush()
             stripped = _ITEM.sub("", stripped)
+            box = _TASK.match(stripped)
+            if box:
+                tasks.add(len(blocks))
+                stripped = stripped[box.end() :]
         current.append(stripped.strip())
     flush()
-    return blocks
+    return [(b, i in tasks) for i, b in enumerate(blocks)]
 
 
 def _split(block: str) -> list[str]:
@@ -185,7 +194,7 @@ def split_sentences(body: str) -> list[Sentence]:
     """The sentences of a note body, in order, duplicates removed."""
     out: list[Sentence] = []
     seen: set[str] = set()
-    for block in _blocks(body):
+    for block, task in _blocks(body):
         if _TAG_ONLY.match(block):
             continue
         for quote in _split(block):
@@ -200,7 +209,7 @@ def split_sentences(body: str) -> list[Sentence]:
                 continue
             seen.add(key)
             content = content_words(text)
-            out.append(Sentence(quote, text, content, link_words(quote) & content))
+            out.append(Sentence(quote, text, content, link_words(quote) & content, task))
     return out
 
 
@@ -259,11 +268,15 @@ def evidence_reason(sentence: Sentence, *, min_content_words: int = 3) -> str | 
     * ``key_value``: "Status: accepted", "Type: `dev`, `optional`" — a label and a short
       value, not a sentence;
     * ``lead_in``: a line that ends with a colon introduces what follows;
+    * ``task``: a task item ("- [ ] Renew the passport", "- [x] …") says what to do or
+      what was done, not what holds;
     * ``links``: a line made mostly of links, or a cross-reference ("See [[X]]…");
     * ``too_short``: fewer than ``min_content_words`` content words of its own
       ("The point is contact.").
     """
     quote = sentence.quote.strip()
+    if sentence.task:
+        return "task"
     if _MARKUP_LINE.match(quote):
         return "markup"
     if _TEMPLATE.search(quote) or _PLACEHOLDER.search(quote):
