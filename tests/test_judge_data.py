@@ -34,6 +34,8 @@ def test_every_scenario_file_is_well_formed() -> None:
                 assert synth._list(sc, key), f"{sc['id']} has no {key}"
         elif sc["kind"] == "notes":
             _check_note_pair(sc)
+        elif sc["kind"] == "pairs":
+            assert not synth.check_group(sc), synth.check_group(sc)[:3]
         else:
             assert sc["kind"] == "scenario", sc["id"]
             for key in SCENARIO_FIELDS:
@@ -186,6 +188,11 @@ def test_no_training_sentence_comes_from_the_sample_vault() -> None:
                 words = _words(str(text))
                 if words in quotes or words in vault_sentences:
                     leaked.append(f"{sc['id']}: {text}")
+        if sc["kind"] == "pairs":
+            for item in sc["pairs"]:
+                for text in (item["a"], item["b"]):
+                    if _words(text) in quotes or _words(text) in vault_sentences:
+                        leaked.append(f"{sc['id']}: {text}")
         if sc["kind"] == "notes":
             for text in synth.note_sentences(sc["note_a"]) + synth.note_sentences(sc["note_b"]):
                 if _words(text) in quotes or _words(text) in vault_sentences:
@@ -367,3 +374,53 @@ def test_validation_of_a_source_with_clashes_and_compatible_lines() -> None:
     assert got["accuracy"] == 1.0  # the three labelled rows only
     assert got["false_contradiction"] == 0.5  # one of the two compatible lines read as a clash
     assert got["auc_vs_compatible"] == 0.5  # the clash (0.5) sits between them (0.2, 0.6)
+
+
+def test_typed_pairs_become_labels_and_are_held_out_by_topic() -> None:
+    group = {
+        "id": "en-t-pairs-1",
+        "kind": "pairs",
+        "lang": "en",
+        "topic": "bike commute",
+        "pairs": [
+            {
+                "a": "I ride at least half an hour a day.",
+                "b": "Rode 45 minutes today.",
+                "label": "compatible",
+                "type": "compatible_numbers",
+            },
+            {
+                "a": "I cycle every weekday.",
+                "b": "Took the bus all week.",
+                "label": "contradiction",
+                "type": "quantifier",
+            },
+            {
+                "a": "I cycle to work.",
+                "b": "My commute is by bike.",
+                "label": "entailment",
+                "type": "paraphrase",
+            },
+        ],
+    }
+    assert synth.check_group(group) == []
+    rows = synth.pairs_of(group, [], random.Random(0))
+    assert [(r.label, r.source) for r in rows] == [
+        ("not_contradiction", "synth_pairs_hard"),
+        ("contradiction", "synth_pairs"),
+        ("entailment", "synth_pairs"),
+    ]
+    # The split follows the topic: another group on the same topic falls on the same side.
+    twin = dict(group, id="fr-t-pairs-9")
+    assert {r.group for r in rows} == {"topic:bike commute"}
+    assert synth.heldout(group) == synth.heldout(twin)
+
+
+def test_a_typed_pair_whose_label_contradicts_its_type_is_refused() -> None:
+    bad = {
+        "id": "en-t-pairs-2",
+        "kind": "pairs",
+        "topic": "x",
+        "pairs": [{"a": "A is on.", "b": "A is off.", "label": "compatible", "type": "negation"}],
+    }
+    assert synth.check_group(bad) == ["en-t-pairs-2[0]: type negation needs label contradiction"]

@@ -273,9 +273,11 @@ def _about_own_subjects(
 
 
 #: Pronouns that stand for what a note is about when they open a sentence.
-_PRONOUNS = frozenset(
-    "it they this these its their il elle ils elles cela ceci esso essa essi esse questo "
-    "questa questi queste".split()
+_PRONOUNS = _words(
+    """
+    it they this these its their il elle ils elles cela ceci esso essa essi esse questo
+    questa questi queste
+    """
 )
 
 
