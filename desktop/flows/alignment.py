@@ -43,21 +43,22 @@ Kind = Literal[
 ALIGNED = 0.6
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
+    """The words of a whitespace-separated list (the word lists below)."""
     return frozenset(text.split())
 
 
 _TOKEN = re.compile(r"\d+(?:[.,:h]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _CODE = re.compile(r"`([^`]+)`")
 
-NEGATIONS = _words(
+NEGATIONS = word_set(
     """
     not no never none nobody nothing nowhere neither nor without cannot can't don't doesn't
     didn't won't isn't aren't wasn't weren't shouldn't mustn't n't ne pas jamais aucun
     aucune rien ni sans non nessuno nessuna niente nulla né senza
     """
 )
-QUANTIFIERS = _words(
+QUANTIFIERS = word_set(
     """
     always never every each all only any some most few many sometimes often rarely usually
     mostly occasionally none both either exactly toujours jamais chaque tous toutes tout
@@ -84,14 +85,14 @@ _ANTONYM_PAIRS = """
 ANTONYMS: frozenset[frozenset[str]] = frozenset(
     frozenset(pair.split(":")) for pair in _ANTONYM_PAIRS.split()
 )
-WEEKDAYS = _words(
+WEEKDAYS = word_set(
     """
     monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend
     weekends lundi mardi mercredi jeudi vendredi samedi dimanche lunedì martedì mercoledì
     giovedì venerdì sabato domenica lunedi martedi mercoledi giovedi venerdi
     """
 )
-MONTHS = _words(
+MONTHS = word_set(
     """
     january february march april may june july august september october november december
     janvier février mars avril mai juin juillet août septembre octobre novembre décembre
@@ -99,7 +100,7 @@ MONTHS = _words(
     dicembre
     """
 )
-NUMBER_WORDS = _words(
+NUMBER_WORDS = word_set(
     """
     zero one two three four five six seven eight nine ten eleven twelve fifteen twenty
     thirty forty fifty sixty hundred thousand half quarter twice once noon midnight un une
@@ -111,14 +112,14 @@ NUMBER_WORDS = _words(
 )
 #: Verbs and adverbs that reword without changing a claim ("keeps deploying" / "is
 #: deployed automatically"): not counted as a swapped word.
-_LIGHT = _words(
+_LIGHT = word_set(
     """
     keeps keep kept gets get got goes made makes make does done being been have having also
     just then still really actually automatically usually simply always generally
     """
 )
 #: Words too common to name a note's subject even when its title has them.
-_WEAK_NAMES = _words(
+_WEAK_NAMES = word_set(
     """
     the a an of to in on for and or with from by at how what why when use using guide notes
     note page intro introduction overview reference docs documentation about faq readme
@@ -273,7 +274,7 @@ def _about_own_subjects(
 
 
 #: Pronouns that stand for what a note is about when they open a sentence.
-_PRONOUNS = _words(
+_PRONOUNS = word_set(
     """
     it they this these its their il elle ils elles cela ceci esso essa essi esse questo
     questa questi queste

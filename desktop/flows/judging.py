@@ -44,7 +44,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from desktop.flows.alignment import Alignment, align, code_names, frame, subject_words
+from desktop.flows.alignment import (
+    Alignment,
+    align,
+    code_names,
+    frame,
+    subject_words,
+    tokens,
+    word_set,
+)
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
 from desktop.vault.sentence_vectors import SentenceVectorCache
 from desktop.vault.vectors import EmbeddingModel
@@ -132,6 +140,11 @@ class NoteSentences:
     boilerplate: int = 0
     #: The note's kind for the note-level decision: "rule", "journal" or "note".
     kind: str = "note"
+    #: Lines of the note that are structure, not prose (code, markup, placeholders, Key:
+    #: value lines, lead-ins, task items), and all its lines: how much of a reference or
+    #: how-to page it is, for the note-level decision.
+    structure: int = 0
+    lines: int = 0
 
 
 @dataclass
@@ -217,7 +230,24 @@ FEATURES = (
     "boilerplate_share",
     "rule_vs_journal",
     "rule_vs_rule",
+    "structure_share",
+    "rule_against_fact",
 )
+
+#: Reasons a line is structure rather than prose (:func:`evidence_reason`).
+_STRUCTURE = frozenset({"code", "placeholder", "markup", "key_value", "lead_in", "task"})
+#: Words that make a sentence a rule (a norm, a quantifier), not a statement of fact.
+_RULE_WORDS = word_set(
+    """
+    always never every each only must should no none nothing whenever all cannot forbidden
+    toujours jamais chaque seulement doit doivent faut aucun rien tous toutes
+    sempre mai ogni solo soltanto deve devono bisogna nessun nessuno niente tutti tutte
+    """
+)
+
+
+def _rule_like(text: str) -> bool:
+    return any(w in _RULE_WORDS for w in tokens(text))
 
 
 def note_features(
@@ -251,6 +281,10 @@ def note_features(
         ),
         "rule_vs_journal": 1.0 if kinds == {"rule", "journal"} else 0.0,
         "rule_vs_rule": 1.0 if kinds == {"rule"} else 0.0,
+        "structure_share": max((n.structure / n.lines if n.lines else 0.0) for n in notes),
+        "rule_against_fact": (
+            1.0 if best is not None and _rule_like(best.a.text) != _rule_like(best.b.text) else 0.0
+        ),
     }
 
 
@@ -337,7 +371,7 @@ class NoteJudge:
         ``types``: each note's type (rule-like or journal, for the note-level decision)."""
         names = names or {}
         types = types or {}
-        todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int]] = []
+        todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int, tuple[int, int]]] = []
         for path, body in notes.items():
             if path in self._notes:
                 continue
@@ -358,15 +392,26 @@ class NoteJudge:
                 else:
                     reasons[why] += 1
             self.stats.not_evidence.update(reasons)
+            structure = sum(n for why, n in reasons.items() if why in _STRUCTURE)
             if not good:
                 self.stats.why_no_evidence[path] = no_evidence_reason(reasons)
             generic = len(every) - len(good)
             cut = max(0, len(good) - self.settings.max_sentences)
-            todo.append((path, good[: self.settings.max_sentences], cut, generic, own, boilerplate))
-        texts = [s.text for _, sents, _, _, _, _ in todo for s in sents]
+            todo.append(
+                (
+                    path,
+                    good[: self.settings.max_sentences],
+                    cut,
+                    generic,
+                    own,
+                    boilerplate,
+                    (structure, len(every)),
+                )
+            )
+        texts = [s.text for _, sents, *_ in todo for s in sents]
         vectors = self._embed(texts)
         offset = 0
-        for path, sents, cut, generic, own, boilerplate in todo:
+        for path, sents, cut, generic, own, boilerplate, (structure, lines) in todo:
             n = len(sents)
             self._notes[path] = NoteSentences(
                 sents,
@@ -376,6 +421,8 @@ class NoteJudge:
                 names=own,
                 boilerplate=boilerplate,
                 kind=note_kind(path, types.get(path)),
+                structure=structure,
+                lines=lines,
             )
             offset += n
             self.stats.sentences += n
