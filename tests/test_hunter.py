@@ -12,6 +12,7 @@ import pytest
 from desktop.flows.hunter import (
     DISCLAIMER,
     ScanError,
+    ScanRun,
     ScanSettings,
     load_last_run,
     scan,
@@ -826,3 +827,6 @@ def test_a_vault_with_nothing_to_compare_shows_nothing_and_says_why(
     assert all(r.startswith("no prose to compare: only ") for r in reasons.values()), reasons
     expected = "code or commands" if kind == "code" else "boilerplate repeated across the vault"
     assert all(expected in r for r in reasons.values()), reasons
+    # The run counts what it did not read as claims, and keeps it across a restart.
+    assert run.not_evidence.get("code" if kind == "code" else "boilerplate", 0) >= len(tools)
+    assert ScanRun.from_json(run.to_json()).not_evidence == run.not_evidence

@@ -20,6 +20,7 @@ from desktop.cli.common import (
 from desktop.cli.output import ProgressLine, print_json, progress
 from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, ScanSettings, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.flows.judging import NOT_EVIDENCE_WORDS
 from desktop.flows.settings import load_settings
 from inference.base import Generator
 from inference.engines import RuntimeSettings, open_generator, open_judge
@@ -152,7 +153,9 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
     if run.judge:
         print(
             f"judge: {run.judge} · {run.sentence_pairs_judged} sentence pairs of "
-            f"{run.note_pairs_judged} note pairs · threshold {run.threshold or 0:.2f}"
+            f"{run.note_pairs_judged} note pairs · "
+            + (f"decided at note level ({run.decided_by}), " if run.decided_by else "")
+            + f"threshold {run.threshold or 0:.2f}"
             + (
                 f" · {run.sentence_pairs_left_out} more sentence pairs over the per-pair budget"
                 if run.sentence_pairs_left_out
@@ -160,6 +163,12 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
             ),
             file=out,
         )
+    if run.not_evidence:
+        parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
+        print("not read as claims: " + ", ".join(parts), file=out)
+    if run.set_aside:
+        parts = [f"{n} {why}" for why, n in run.set_aside.items()]
+        print("sentence pairs set aside before the judge: " + ", ".join(parts), file=out)
     if run.notes_cut:
         names = ", ".join(n.rsplit("/", 1)[-1].removesuffix(".md") for n in run.notes_cut[:5])
         more = f" and {len(run.notes_cut) - 5} more" if len(run.notes_cut) > 5 else ""

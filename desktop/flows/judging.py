@@ -289,7 +289,7 @@ def note_features(
 
 
 #: How each reason a line is not evidence reads in a report.
-_NOT_EVIDENCE_WORDS = {
+NOT_EVIDENCE_WORDS = {
     "code": "code or commands",
     "placeholder": "templates or placeholders",
     "markup": "markup",
@@ -307,7 +307,7 @@ def no_evidence_reason(reasons: Counter[str]) -> str:
     code or commands, 3 of templates or placeholders")."""
     if not reasons:
         return "no prose to compare: the note has no sentences"
-    parts = [f"{n} {_NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in reasons.most_common()]
+    parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in reasons.most_common()]
     return "no prose to compare: only " + ", ".join(parts)
 
 

@@ -201,6 +201,14 @@ class ScanRun:
     description_failures: int = 0
     #: Very long notes of which only the first ``max_sentences`` sentences were compared.
     notes_cut: tuple[str, ...] = ()
+    #: Lines not read as claims, by reason (code, placeholder, boilerplate…), and sentence
+    #: pairs set aside before the judge, by reason (each about its own subject, values
+    #: agree…): what the scan left out and why.
+    not_evidence: dict[str, int] = field(default_factory=dict)
+    set_aside: dict[str, int] = field(default_factory=dict)
+    #: What decided the shown pairs: the note-level model's id, or "" for the judge's
+    #: threshold on the strongest sentence pair.
+    decided_by: str = ""
 
     @property
     def dropped_total(self) -> int:
@@ -243,6 +251,8 @@ class ScanRun:
         values["raw_answers"] = tuple(data.get("raw_answers", ()))
         values["dropped"] = dict(data.get("dropped", {}))
         values["notes_cut"] = tuple(data.get("notes_cut", ()))
+        values["not_evidence"] = dict(data.get("not_evidence", {}))
+        values["set_aside"] = dict(data.get("set_aside", {}))
         return cls(**values)
 
 

@@ -497,7 +497,11 @@ def scan(
         attempts=tuple(attempts),
         error=error,
         judge=judge.name,
-        threshold=s.judging.thresholds.contradiction,
+        threshold=(
+            s.judging.note_model.threshold
+            if s.judging.note_model is not None
+            else s.judging.thresholds.contradiction
+        ),
         note_pairs_judged=stats.note_pairs,
         sentence_pairs_judged=stats.sentence_pairs_judged,
         sentence_pairs_left_out=stats.sentence_pairs_over_budget,
@@ -505,6 +509,9 @@ def scan(
         judge_seconds=round(stats.seconds_judging + stats.seconds_embedding, 3),
         description_failures=s.describer.failures,
         notes_cut=tuple(sorted(stats.notes_cut)),
+        not_evidence=dict(stats.not_evidence.most_common()),
+        set_aside=dict(stats.set_aside.most_common()),
+        decided_by=s.judging.note_model.model_id if s.judging.note_model is not None else "",
     )
     if run.status == "ok":
         try:
