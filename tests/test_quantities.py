@@ -78,3 +78,13 @@ def test_until_is_a_time_not_a_bound() -> None:
     assert compare_quantities("Mail stays closed until eleven.", "I answered mail at 9:30.") == (
         "differ"
     )
+
+
+def test_days_of_the_year_with_their_bounds() -> None:
+    rule = "On ne met jamais les tomates dehors avant les Saints de glace, à la mi-mai."
+    assert compare_quantities(rule, "Tomates dehors le 6 avril, comme chaque année.") == "conflict"
+    assert compare_quantities(rule, "Tomates dehors le 20 mai.") == "compatible"
+    assert compare_quantities("Taxes are due by April 30.", "I filed on 2 May.") == "conflict"
+    assert (
+        compare_quantities("The boiler is serviced on 12 March.", "Service: March 3.") == "differ"
+    )

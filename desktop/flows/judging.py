@@ -53,6 +53,7 @@ from desktop.flows.alignment import (
     tokens,
     word_set,
 )
+from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
 from desktop.vault.sentence_vectors import SentenceVectorCache
 from desktop.vault.vectors import EmbeddingModel
@@ -167,6 +168,10 @@ class JudgingStats:
     notes_cut: list[str] = field(default_factory=list)
 
 
+#: Sentence pairs (by cosine) whose numbers are compared beyond the budget, and how many
+#: whose numbers clash are judged besides it.
+_VALUE_SCAN, _VALUE_EXTRA = 64, 2
+
 #: Alignment kinds that set a sentence pair aside before the judge reads it.
 _SET_ASIDE = {
     "same": "same sentence",
@@ -272,7 +277,9 @@ def note_features(
         "best_cosine": best.cosine if best else 0.0,
         "best_aligned": 1.0 if al is not None and al.candidate else 0.0,
         "best_negation": 1.0 if al is not None and al.negation_differs else 0.0,
-        "values_conflict": 1.0 if al is not None and al.values == "conflict" else 0.0,
+        "values_conflict": (
+            1.0 if any(v.alignment and v.alignment.values == "conflict" for v in verdicts) else 0.0
+        ),
         "values_compatible": 1.0 if al is not None and al.values == "compatible" else 0.0,
         "values_differ": 1.0 if al is not None and al.values == "differ" else 0.0,
         "set_aside_share": set_aside / (set_aside + judged) if set_aside + judged else 0.0,
@@ -470,6 +477,19 @@ class NoteJudge:
             picked.append((i, j, float(sims[i, j]), al))
             if len(picked) >= self.settings.pairs_per_note_pair:
                 break
+        # Beyond the budget, a pair whose numbers clash (a value outside the other's bound)
+        # is still judged: numbers are cheap to compare, and such a pair is a likely clash.
+        chosen = {(i, j) for i, j, _, _ in picked}
+        extra = 0
+        for k in order[:_VALUE_SCAN]:
+            i, j = int(ii[k]), int(jj[k])
+            if (i, j) in chosen or extra >= _VALUE_EXTRA:
+                continue
+            sa, sb = na.sentences[i], nb.sentences[j]
+            if compare_quantities(sa.text, sb.text) == "conflict":
+                al = align(sa.text, sb.text, names_a=na.names, names_b=nb.names)
+                picked.append((i, j, float(sims[i, j]), al))
+                extra += 1
         over = max(0, len(ii) - len(picked) - sum(aside.values()))
         reason = (
             "" if picked or not aside else "every sentence pair agrees or names its own subject"

@@ -20,6 +20,7 @@ English, French and Italian; rules of language only.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -70,6 +71,33 @@ _MONEY = re.compile(
     r"francs?|eur|usd|gbp)\b)"
 )
 _PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s?(?:%|percent|pour ?cent|per ?cento)")
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "janvier": 1, "février": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
+    "août": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12,
+    "gennaio": 1, "febbraio": 2, "marzo": 3, "aprile": 4, "maggio": 5, "giugno": 6,
+    "luglio": 7, "agosto": 8, "settembre": 9, "ottobre": 10, "dicembre": 12,
+}  # fmt: skip
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: A day of the year: "6 April", "April 6th", "le 6 avril", "mid-May", "à la mi-mai",
+#: "early June", "fin juin", "metà maggio".
+_DATE = re.compile(
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th|er)?\s+(?:of\s+)?({_MONTH})|({_MONTH})\s+(\d{{1,2}})"
+    rf"(?:st|nd|rd|th)?\b|(mid|mi|metà|early|début|inizio|late|end of|fin|fine)[\s-]+"
+    rf"(?:di\s+)?({_MONTH}))\b"
+)
+_PART_OF_MONTH = {
+    "mid": 15, "mi": 15, "metà": 15, "early": 5, "début": 5, "inizio": 5,
+    "late": 25, "end of": 28, "fin": 28, "fine": 28,
+}  # fmt: skip
+_MONTH_DAYS = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
+def _day_of_year(month: int, day: int) -> float:
+    return float(_MONTH_DAYS[month - 1] + day)
+
+
 _BETWEEN = re.compile(
     r"\b(?:between|from|entre|de|tra|fra|da|dalle)\s+(?:the\s+)?(\S+)\s+(?:and|to|et|à|e|a|"
     r"alle)\s+(\S+)"
@@ -112,7 +140,8 @@ _DAY_WORDS = re.compile(
 
 @dataclass(frozen=True)
 class Quantity:
-    #: ``duration`` (minutes), ``clock`` (minutes after midnight), ``amount``, ``percent``.
+    #: ``duration`` (minutes), ``clock`` (minutes after midnight), ``date`` (day of the
+    #: year), ``amount``, ``percent``.
     dim: str
     #: The interval the sentence states or allows, and whether it is a bound ("at least"),
     #: not a plain value; ``forbidden``: the sentence rules the interval out ("never
@@ -149,10 +178,21 @@ def _number(text: str) -> float | None:
         return None
 
 
+#: A comma before these words and the value opens an appositive, not a new clause.
+_CLAUSE_END = re.compile(r"[;:.!?]|,(?!\s*(?:in|at|around|à la|à|en|alla|a|verso)\s*$)")
+#: "<bound> <a named moment>, <in|at> <value>": the words between the bound and the value.
+_APPOSITIVE = re.compile(
+    r"\b(before|after|until|avant|après|prima|dopo)\s+(?:the\s+|les?\s+|la\s+|l'|i\s+|"
+    r"il\s+)?[^\W\d][\w' -]{0,30},\s*(?:in|at|around|à la|à|en|alla|a|verso)\s*$"
+)
+
+
 def _bounded(dim: str, value: float, before: str, *, spread: float = 0.0) -> Quantity:
     """A value with the bound the words just before it put on it."""
     tail = _DAY_WORDS.sub("", before[-60:])[-40:]
-    clause = re.split(r"[,;:.!?]", before[-80:])[-1]
+    # An appositive names the same moment again: "before the Ice Saints, in mid-May".
+    tail = _APPOSITIVE.sub(lambda m: m.group(1) + " ", tail)
+    clause = _CLAUSE_END.split(before[-80:])[-1]
     negated = bool(_NEGATION_BEFORE.search(clause))
     if _AT_LEAST.search(tail):
         q = Quantity(dim, value, math.inf, bound=True)
@@ -183,7 +223,8 @@ def _clock_minutes(hour: float, minute: float, suffix: str) -> list[float]:
     return [hour * 60 + minute, (hour + 12) * 60 + minute]
 
 
-def quantities(text: str) -> list[Quantity]:
+@functools.lru_cache(maxsize=4096)
+def quantities(text: str) -> tuple[Quantity, ...]:
     """The quantities ``text`` states, each with its bound. Clock times that may be morning
     or evening ("until eleven") give one quantity per reading."""
     text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
@@ -252,6 +293,18 @@ def quantities(text: str) -> list[Quantity]:
             q = _bounded("clock", at, text[: m.end(1) - len(m.group(1))])
             out.append(_read(q, reading, len(readings)))
         taken.append((start, m.end(1)))
+    for m in _DATE.finditer(text):
+        if not free(*m.span()):
+            continue
+        if m.group(1):
+            month, day = _MONTHS[m.group(2)], int(m.group(1))
+        elif m.group(3):
+            month, day = _MONTHS[m.group(3)], int(m.group(4))
+        else:
+            month, day = _MONTHS[m.group(6)], _PART_OF_MONTH[m.group(5)]
+        if 1 <= day <= 31:
+            out.append(_bounded("date", _day_of_year(month, day), text[: m.start()]))
+            taken.append(m.span())
     for m in _PERCENT.finditer(text):
         pct = _number(m.group(1))
         if pct is not None and free(*m.span()):
@@ -278,7 +331,7 @@ def quantities(text: str) -> list[Quantity]:
         ):
             out.append(q)
             taken.append(m.span())
-    return out
+    return tuple(out)
 
 
 def _clock_of(word: str) -> list[float] | None:

@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=ROOT / "build" / "note-model" / "rows.json")
     p.add_argument("--refresh", action="store_true", help="recompute the features")
     p.add_argument("--write", action="store_true", help="save the model, pin it in the manifest")
+    p.add_argument("--out", type=Path, help="save the model here instead (manifest untouched)")
     args = p.parse_args(argv)
 
     judge = OnnxJudge(resolve_model("judge", args.judge))
@@ -332,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     report["weights"] = {f: round(w_, 3) for f, w_ in zip(FEATURES, model.weights, strict=True)}
     print(json.dumps(report, indent=1))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     if args.write:
         text = json.dumps(model.to_json(), indent=1) + "\n"
         MODEL_FILE.write_text(text, encoding="utf-8")

@@ -33,6 +33,7 @@ from desktop.vault.index import VaultIndex  # noqa: E402
 from inference.embedder import OnnxEmbedder  # noqa: E402
 from inference.judge import OnnxJudge  # noqa: E402
 from inference.llama_backend import LlamaGenerator  # noqa: E402
+from inference.note_model import load_note_model  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
 
 EXPECTED = json.loads((ROOT / "tests/data/sample_vault_expected.json").read_text("utf-8"))
@@ -70,14 +71,24 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("vaults", type=Path, nargs="*")
     ap.add_argument("--sample", action="store_true")
-    ap.add_argument("--judge", type=Path)
+    ap.add_argument("--judge", type=Path, help="another judge ONNX file")
+    ap.add_argument("--note-model", type=Path, help="another note-level model (JSON)")
+    ap.add_argument("--no-note-model", action="store_true", help="decide on the best pair")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     gen = LlamaGenerator(resolve_model("llm", None))
     emb = embedding_model(OnnxEmbedder(resolve_model("embedder", None)))
     judge = OnnxJudge(resolve_model("judge", args.judge))
+    if args.note_model:
+        judge.note_model = load_note_model(args.note_model)
+    if args.no_note_model:
+        judge.note_model = None
     settings = ScanSettings(describe=0)
-    out: dict[str, Any] = {"judge": judge.model_id, "vaults": {}}
+    out: dict[str, Any] = {
+        "judge": judge.model_id,
+        "note_model": judge.note_model.model_id if judge.note_model else None,
+        "vaults": {},
+    }
     for vault in args.vaults:
         index = VaultIndex(vault, embedding=emb)
         index.update()
