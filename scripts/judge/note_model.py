@@ -218,9 +218,13 @@ def main(argv: list[str] | None = None) -> int:
 
     judge = OnnxJudge(resolve_model("judge", args.judge))
     embedding = load_embedding_model()
-    key = hashlib.sha256(
-        json.dumps([judge.model_id, embedding.model_id, [str(v) for v in args.vault]]).encode()
-    ).hexdigest()[:16]
+    data = hashlib.sha256()
+    for f in sorted((ROOT / "scripts" / "judge" / "scenarios").glob("*.json")):
+        data.update(f.read_bytes())
+    if args.vault_labels:
+        data.update(args.vault_labels.read_bytes())
+    parts = [judge.model_id, embedding.model_id, [str(v) for v in args.vault], data.hexdigest()]
+    key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
     cached = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
     if cached.get("key") == key and not args.refresh:
         rows = [tuple(r) for r in cached["rows"]]
