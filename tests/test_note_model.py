@@ -56,3 +56,23 @@ def test_a_file_that_is_not_a_note_model_is_refused(tmp_path: Path, content: str
     (tmp_path / "m.json").write_text(content, encoding="utf-8")
     with pytest.raises(ModelUnavailable, match=r"is not a note-level model"):
         load_note_model(tmp_path / "m.json")
+
+
+@pytest.mark.model
+def test_the_shipped_judge_brings_its_note_model_and_refuses_a_damaged_one() -> None:
+    from dataclasses import replace
+
+    from inference.judge import OnnxJudge
+    from inference.registry import resolve_model
+
+    model = resolve_model("judge")
+    judge = OnnxJudge(model)
+    assert judge.note_model is not None and 0 < judge.note_model.threshold < 1
+    judge.close()
+    assert model.spec is not None
+    entry = dict(model.spec.extra["note_model"], sha256="0" * 64)
+    damaged = replace(
+        model, spec=replace(model.spec, extra={**model.spec.extra, "note_model": entry})
+    )
+    with pytest.raises(ModelUnavailable, match=r"note-level model is corrupted — reinstall"):
+        OnnxJudge(damaged)

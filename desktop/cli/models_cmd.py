@@ -14,6 +14,8 @@ from desktop.cli.output import human_size, print_json, progress
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
 from inference.errors import AntinomyError
 from inference.judge import Judge
+from inference.note_model import load_note_model
+from inference.paths import models_dir
 from inference.registry import Kind, ResolvedModel, resolve_model
 from inference.runtime import Runtime
 
@@ -67,10 +69,32 @@ def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[s
         )
     for kind, path in wanted:
         try:
-            records.append(_model_record(resolve_model(kind, path)))
+            model = resolve_model(kind, path)
+            records.append(_model_record(model))
         except AntinomyError as exc:
             errors.append(str(exc))
             records.append({"kind": kind, "error": str(exc)})
+            continue
+        entry = model.spec.extra.get("note_model") if model.spec else None
+        if kind == "judge" and isinstance(entry, dict) and entry.get("file"):
+            # The judge's note-level decision ships beside it and is checked the same way.
+            where = models_dir() / str(entry["file"])
+            try:
+                note_model = load_note_model(where, sha256=entry.get("sha256"))
+            except AntinomyError as exc:
+                errors.append(str(exc))
+                records.append({"kind": "note_model", "error": str(exc)})
+            else:
+                records.append(
+                    {
+                        "kind": "note_model",
+                        "title": "note-level decision (logistic regression over pair features)",
+                        "path": str(where),
+                        "id": note_model.model_id,
+                        "threshold": note_model.threshold,
+                        "verified": True,
+                    }
+                )
     return records, errors
 
 
@@ -82,6 +106,10 @@ def _print_model(rec: dict[str, Any]) -> None:
         where = " — sends note text off this machine" if rec["leaves_machine"] else ""
         print(f"{rec['kind']:<9} OpenAI-compatible server {rec['server']}{where}")
         print(f"          model {rec['model'] or '(server default)'}")
+        return
+    if rec["kind"] == "note_model":
+        print(f"{'  + note':<9} {rec['title']}")
+        print(f"          {rec['path']}  ✓ verified (shows from {rec['threshold']:.2f})")
         return
     mark = "✓ verified" if rec["verified"] else "· not a known file (hash not checked against one)"
     print(f"{rec['kind']:<9} {rec['title']}")

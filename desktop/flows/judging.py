@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -139,8 +138,6 @@ class NoteSentences:
     names: frozenset[str] = frozenset()
     #: Evidence sentences set aside as boilerplate (a frame repeated across notes).
     boilerplate: int = 0
-    #: The note's kind for the note-level decision: "rule", "journal" or "note".
-    kind: str = "note"
     #: Lines of the note that are structure, not prose (code, markup, placeholders, Key:
     #: value lines, lead-ins, task items), and all its lines: how much of a reference or
     #: how-to page it is, for the note-level decision.
@@ -178,21 +175,6 @@ _SET_ASIDE = {
     "subject": "each about its own subject",
     "wording": "reworded",
 }
-
-#: Note types read as rules (a standing claim) and as a record of what happened.
-RULE_TYPES = frozenset({"principle", "decision", "substrate", "rule", "policy"})
-JOURNAL_TYPES = frozenset({"journal", "daily", "log", "meeting"})
-_DATE_TITLE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-
-
-def note_kind(path: str, note_type: str | None = None) -> str:
-    """``rule``, ``journal`` or ``note``: from the note's type, else a dated file name."""
-    t = (note_type or "").casefold()
-    if t in RULE_TYPES:
-        return "rule"
-    if t in JOURNAL_TYPES or _DATE_TITLE.match(path.rsplit("/", 1)[-1]):
-        return "journal"
-    return "note"
 
 
 def note_names(path: str, *more: str) -> frozenset[str]:
@@ -233,8 +215,6 @@ FEATURES = (
     "values_differ",
     "set_aside_share",
     "boilerplate_share",
-    "rule_vs_journal",
-    "rule_vs_rule",
     "structure_share",
     "rule_against_fact",
 )
@@ -266,7 +246,6 @@ def note_features(
     best = verdicts[0] if verdicts else None
     second = verdicts[1].contradiction if len(verdicts) > 1 else 0.0
     al = best.alignment if best is not None else None
-    kinds = {notes[0].kind, notes[1].kind}
     evidence = [len(n.sentences) + n.boilerplate for n in notes]
     judged = len(verdicts)
     return {
@@ -286,8 +265,6 @@ def note_features(
         "boilerplate_share": max(
             (n.boilerplate / e if e else 0.0) for n, e in zip(notes, evidence, strict=True)
         ),
-        "rule_vs_journal": 1.0 if kinds == {"rule", "journal"} else 0.0,
-        "rule_vs_rule": 1.0 if kinds == {"rule"} else 0.0,
         "structure_share": max((n.structure / n.lines if n.lines else 0.0) for n in notes),
         "rule_against_fact": (
             1.0 if best is not None and _rule_like(best.a.text) != _rule_like(best.b.text) else 0.0
@@ -370,14 +347,11 @@ class NoteJudge:
         notes: Mapping[str, str],
         *,
         names: Mapping[str, Iterable[str]] | None = None,
-        types: Mapping[str, str | None] | None = None,
     ) -> None:
         """Split and embed ``path → body`` for the notes not seen yet (one embedding call).
 
-        ``names``: more words naming each note (title, aliases) beyond its file name;
-        ``types``: each note's type (rule-like or journal, for the note-level decision)."""
+        ``names``: more words naming each note (title, aliases) beyond its file name."""
         names = names or {}
-        types = types or {}
         todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int, tuple[int, int]]] = []
         for path, body in notes.items():
             if path in self._notes:
@@ -427,7 +401,6 @@ class NoteJudge:
                 generic,
                 names=own,
                 boilerplate=boilerplate,
-                kind=note_kind(path, types.get(path)),
                 structure=structure,
                 lines=lines,
             )

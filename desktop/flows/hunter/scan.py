@@ -307,7 +307,6 @@ class _Scan:
         self.judging.prepare(
             {p: self.loaded[p].text for p in paths},
             names={p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p)) is not None},
-            types={p: self.types.get(p) for p in paths},
         )
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
