@@ -129,6 +129,9 @@ def test_the_shipped_judge_runs_from_its_cached_7_bit_copy(
 @pytest.mark.own_model_cache  # it damages the copy
 def test_a_damaged_cached_copy_is_built_again(shipped: ResolvedModel, antinomy_home: Path) -> None:
     path = judge_graph.judge_file(shipped)
+    # A judge exported with 7-bit weights runs as it is: its "copy" is the shipped file,
+    # which this test must never overwrite.
+    assert path != shipped.path, "the shipped judge needs no copy: nothing to damage here"
     path.write_bytes(b"half a model")
     judge = OnnxJudge(shipped)
     assert judge.score([("It rains.", "It does not rain.")]).shape == (1, 3)

@@ -59,20 +59,30 @@ def test_a_file_that_is_not_a_note_model_is_refused(tmp_path: Path, content: str
 
 
 @pytest.mark.model
-def test_the_shipped_judge_brings_its_note_model_and_refuses_a_damaged_one() -> None:
+def test_a_judge_entry_naming_a_note_model_loads_it_and_refuses_a_damaged_one(
+    tmp_path: Path,
+) -> None:
+    """The manifest can ship a note-level model with the judge (``note_model = {file,
+    sha256}`` in its entry): the judge loads it, and a damaged file is one line naming the
+    fix. (The shipped judge has none yet: its scan decides on the strongest pair.)"""
     from dataclasses import replace
 
     from inference.judge import OnnxJudge
     from inference.registry import resolve_model
 
+    digest = write(tmp_path / "note-model.json")
     model = resolve_model("judge")
-    judge = OnnxJudge(model)
-    assert judge.note_model is not None and 0 < judge.note_model.threshold < 1
-    judge.close()
     assert model.spec is not None
-    entry = dict(model.spec.extra["note_model"], sha256="0" * 64)
-    damaged = replace(
+    entry = {"file": str(tmp_path / "note-model.json"), "sha256": digest}
+    with_model = replace(
         model, spec=replace(model.spec, extra={**model.spec.extra, "note_model": entry})
     )
+    judge = OnnxJudge(with_model)
+    assert judge.note_model is not None and judge.note_model.threshold == MODEL.threshold
+    judge.close()
+    damaged = {**entry, "sha256": "0" * 64}
+    bad = replace(
+        model, spec=replace(model.spec, extra={**model.spec.extra, "note_model": damaged})
+    )
     with pytest.raises(ModelUnavailable, match=r"note-level model is corrupted — reinstall"):
-        OnnxJudge(damaged)
+        OnnxJudge(bad)
