@@ -39,6 +39,7 @@ def reason(line: str) -> str | None:
         ("!!! important", "markup"),
         ("![Run Result](../assets/uv_gui_script_hello_world.png)", "markup"),
         ("collapsed:: true", "markup"),
+        ("> [!warning] Back up your vault before upgrading", "markup"),
         # key: value
         ('Type: "dev", "optional"', "key_value"),
         ("Status: accepted", "key_value"),

@@ -214,8 +214,11 @@ def split_sentences(body: str) -> list[Sentence]:
 
 
 #: Markup and templates: a line that opens with an HTML tag, Jinja / Liquid / Handlebars
-#: ("{{ … }}", "{% … %}"), an admonition ("!!! note", "??? example"), a property ("key:: v").
-_MARKUP_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w-]*[\s>/]|<!|!!!|\?\?\?|===|\w[\w-]*::\s|!\[)")
+#: ("{{ … }}", "{% … %}"), an admonition ("!!! note", "??? example", a callout's
+#: "> [!bug] Title"), a property ("key:: v").
+_MARKUP_LINE = re.compile(
+    r"^\s*(?:</?[A-Za-z][\w-]*[\s>/]|<!|!!!|\?\?\?|===|\w[\w-]*::\s|!\[|\[![\w-]+\])"
+)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{\*.*?\*\}|<%.*?%>|\$\{[^}]*\}")
 #: A placeholder a reader replaces: "<package>", "<file-name>", "{name}", "[options]" in a
 #: command, "YOUR_TOKEN".
