@@ -22,12 +22,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from note_model import judge_vault  # noqa: E402
 
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
-from desktop.flows.hunter.records import ScanSettings  # noqa: E402
-from desktop.flows.hunter.select import scannable, shown_candidates, whole_vault_pairs  # noqa: E402
-from desktop.flows.judging import JudgingSettings, NoteJudge, frame_counts  # noqa: E402
-from desktop.vault.index import VaultIndex  # noqa: E402
+from desktop.flows.judging import JudgingSettings  # noqa: E402
 from inference.judge import OnnxJudge  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
 
@@ -43,27 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     embedding = load_embedding_model()
     rows: list[dict[str, object]] = []
     for vault in args.vaults:
-        index = VaultIndex(vault, embedding=embedding)
-        try:
-            index.update()
-            settings = ScanSettings()
-            eligible, _ = scannable(index, settings)
-            keys, _ = whole_vault_pairs(index, eligible, settings)
-            frames = frame_counts((q, (t, *al), body) for q, t, al, body in index.bodies())
-            summaries = index.summaries(eligible)
-        finally:
-            index.close()
-        keys, bodies = shown_candidates(vault, keys)
-        nj = NoteJudge(
-            judge,
-            embedding,
-            note_model=None,
-            frames=frames,
-            settings=JudgingSettings(pairs_per_note_pair=8),
+        keys, verdicts, summaries, _ = judge_vault(
+            judge, embedding, vault, JudgingSettings(pairs_per_note_pair=8)
         )
-        nj.prepare(bodies, names={q: (s.title, *s.aliases) for q, s in summaries.items()})
         seen: set[tuple[str, str]] = set()
-        for (a, b), verdict in zip(keys, nj.judge_pairs(keys), strict=True):
+        for (a, b), verdict in zip(keys, verdicts, strict=True):
             for pair in verdict.sentence_pairs[: args.per_note_pair]:
                 if pair.contradiction < args.min:
                     break

@@ -54,8 +54,14 @@ from train import auc as train_auc  # noqa: E402
 from desktop.flows.embedding import load_embedding_model  # noqa: E402
 from desktop.flows.hunter.records import ScanSettings  # noqa: E402
 from desktop.flows.hunter.select import scannable, shown_candidates, whole_vault_pairs  # noqa: E402
-from desktop.flows.judging import FEATURES, NoteJudge, frame_counts  # noqa: E402
-from desktop.vault.index import VaultIndex  # noqa: E402
+from desktop.flows.judging import (  # noqa: E402
+    FEATURES,
+    JudgingSettings,
+    NoteJudge,
+    NotePairVerdict,
+    frame_counts,
+)
+from desktop.vault.index import NoteSummary, VaultIndex  # noqa: E402
 from inference.judge import OnnxJudge  # noqa: E402
 from inference.note_model import NoteModel  # noqa: E402
 from inference.registry import resolve_model  # noqa: E402
@@ -127,29 +133,35 @@ def _features(verdict) -> dict[str, float]:
     return {name: 0.0 for name in FEATURES}  # nothing judged: every feature is 0
 
 
+def judge_vault(
+    judge: OnnxJudge, embedding, vault: Path, settings: JudgingSettings | None = None
+) -> tuple[list[tuple[str, str]], list[NotePairVerdict], dict[str, NoteSummary], int]:
+    """Index ``vault`` and judge the note pairs its whole-vault scan judges, as the scan
+    does (boilerplate counted over the whole vault, titles as names, no note-level model):
+    ``(pairs, verdicts, summaries, notes)``."""
+    index = VaultIndex(vault, embedding=embedding)
+    try:
+        index.update()
+        scan = ScanSettings()
+        eligible, _ = scannable(index, scan)
+        keys, _ = whole_vault_pairs(index, eligible, scan)
+        frames = frame_counts((p, (t, *al), body) for p, t, al, body in index.bodies())
+        summaries = index.summaries(eligible)
+    finally:
+        index.close()
+    keys, bodies = shown_candidates(vault, keys)
+    nj = NoteJudge(judge, embedding, note_model=None, frames=frames, settings=settings)
+    nj.prepare(bodies, names={p: (s.title, *s.aliases) for p, s in summaries.items()})
+    return keys, nj.judge_pairs(keys), summaries, len(eligible)
+
+
 def vault_rows(
     judge: OnnxJudge, embedding, vault: Path, clashes: set[frozenset[str]]
 ) -> tuple[list[Row], int]:
     """Features of every note pair a whole-vault scan judges in ``vault``."""
-    index = VaultIndex(vault, embedding=embedding)
-    try:
-        index.update()
-        settings = ScanSettings()
-        eligible, _ = scannable(index, settings)
-        keys, _ = whole_vault_pairs(index, eligible, settings)
-        frames = frame_counts((p, (t, *al), body) for p, t, al, body in index.bodies())
-        summaries = index.summaries(eligible)
-        notes = len(eligible)
-    finally:
-        index.close()
-    keys, bodies = shown_candidates(vault, keys)
-    nj = NoteJudge(judge, embedding, note_model=None, frames=frames)
-    nj.prepare(
-        bodies,
-        names={p: (s.title, *s.aliases) for p, s in summaries.items()},
-    )
+    keys, verdicts, _, notes = judge_vault(judge, embedding, vault)
     rows: list[Row] = []
-    for (a, b), v in zip(keys, nj.judge_pairs(keys), strict=True):
+    for (a, b), v in zip(keys, verdicts, strict=True):
         label = 1 if frozenset((a, b)) in clashes else 0
         rows.append((f"vault:{vault.name}", "vault", label, _features(v)))
     return rows, notes
