@@ -23,12 +23,13 @@ by ingest. The recipe, and why:
    note's own subject ("Import from Notion…" / "Import from Evernote…"), a rewording
    that changes no value, negation or quantifier, or values that agree as numbers
    (45 minutes is at least half an hour) are set aside, counted, never judged.
-6. The note pair is decided at note level: a small calibrated model
-   (:class:`~inference.note_model.NoteModel`, shipped with the judge) reads the pair's
-   features (:func:`note_features`: its best and second-best judged sentence pairs, how
-   many pass, their alignment and values, how much was set aside as template, the notes'
-   kinds) and answers the probability shown. A judge without one falls back to its
-   calibrated threshold on the strongest sentence pair.
+6. The note pair is decided at note level when the judge ships a small calibrated model
+   (:class:`~inference.note_model.NoteModel`, named in its manifest entry): it reads the
+   pair's features (:func:`note_features`: its best and second-best judged sentence pairs,
+   how many pass, their alignment and values, how much was set aside as template, how much
+   of each note is structure rather than prose, a rule against a fact) and answers the
+   probability shown. A judge without one — the shipped judge today — shows a pair when
+   its strongest sentence pair passes its calibrated threshold.
 """
 
 from __future__ import annotations
