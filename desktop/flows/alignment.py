@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from desktop.flows.quantities import Comparison, compare_quantities
+from desktop.flows.quantities import MONTH_NUMBERS, Comparison, compare_quantities
 
 Kind = Literal[
     "same", "subject", "value", "negation", "quantifier", "antonym", "swap", "wording", "apart"
@@ -92,14 +92,7 @@ WEEKDAYS = word_set(
     giovedì venerdì sabato domenica lunedi martedi mercoledi giovedi venerdi
     """
 )
-MONTHS = word_set(
-    """
-    january february march april may june july august september october november december
-    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
-    gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre
-    dicembre
-    """
-)
+MONTHS = frozenset(MONTH_NUMBERS)
 NUMBER_WORDS = word_set(
     """
     zero one two three four five six seven eight nine ten eleven twelve fifteen twenty

@@ -103,9 +103,6 @@ class NotePairVerdict:
     over_budget: int = 0
     #: Why nothing was judged ("no sentence with enough content", "no shared subject").
     reason: str = ""
-    #: The second strongest judged sentence pair's P(contradiction), and how many passed.
-    second: float = 0.0
-    passing: int = 0
     #: Sentence pairs that shared a subject but were set aside by alignment, by reason
     #: (``same``, ``subject``, ``wording``, ``values agree``).
     set_aside: Mapping[str, int] = field(default_factory=dict)
@@ -319,7 +316,7 @@ class NoteJudge:
         self.settings = settings or JudgingSettings()
         self.thresholds = thresholds or judge.thresholds
         if note_model is True:
-            note_model = getattr(judge, "note_model", None)
+            note_model = judge.note_model
         self.note_model: NoteModel | None = note_model or None
         self.frames: Mapping[str, int] = frames or {}
         self.stats = JudgingStats()
@@ -432,16 +429,20 @@ class NoteJudge:
         if len(ii) == 0:
             return [], 0, "no two sentences share a subject", aside
         order = np.argsort(-sims[ii, jj], kind="stable")
-        picked: list[tuple[int, int, float, Alignment]] = []
-        for k in order:
-            i, j = int(ii[k]), int(jj[k])
+
+        def aligned(i: int, j: int) -> Alignment:
             sa, sb = na.sentences[i], nb.sentences[j]
-            al = align(
+            return align(
                 sa.text,
                 sb.text,
                 names_a=na.names | code_names(sa.quote),
                 names_b=nb.names | code_names(sb.quote),
             )
+
+        picked: list[tuple[int, int, float, Alignment]] = []
+        for k in order:
+            i, j = int(ii[k]), int(jj[k])
+            al = aligned(i, j)
             reason = _SET_ASIDE.get(al.kind)
             if reason is None and al.kind == "value" and al.values == "compatible":
                 reason = "values agree"
@@ -459,10 +460,8 @@ class NoteJudge:
             i, j = int(ii[k]), int(jj[k])
             if (i, j) in chosen or extra >= _VALUE_EXTRA:
                 continue
-            sa, sb = na.sentences[i], nb.sentences[j]
-            if compare_quantities(sa.text, sb.text) == "conflict":
-                al = align(sa.text, sb.text, names_a=na.names, names_b=nb.names)
-                picked.append((i, j, float(sims[i, j]), al))
+            if compare_quantities(na.sentences[i].text, nb.sentences[j].text) == "conflict":
+                picked.append((i, j, float(sims[i, j]), aligned(i, j)))
                 extra += 1
         over = max(0, len(ii) - len(picked) - sum(aside.values()))
         reason = (
@@ -558,8 +557,6 @@ class NoteJudge:
                     len(mine),
                     over,
                     reason,
-                    second=mine[1].contradiction if len(mine) > 1 else 0.0,
-                    passing=sum(v.contradiction >= self.settings.passing for v in mine),
                     set_aside=dict(aside),
                     probability=probability,
                     features=features,

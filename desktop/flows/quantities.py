@@ -71,7 +71,8 @@ _MONEY = re.compile(
     r"francs?|eur|usd|gbp)\b)"
 )
 _PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s?(?:%|percent|pour ?cent|per ?cento)")
-_MONTHS = {
+#: Month names (English, French, Italian) and their numbers.
+MONTH_NUMBERS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
     "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
     "janvier": 1, "février": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
@@ -79,7 +80,7 @@ _MONTHS = {
     "gennaio": 1, "febbraio": 2, "marzo": 3, "aprile": 4, "maggio": 5, "giugno": 6,
     "luglio": 7, "agosto": 8, "settembre": 9, "ottobre": 10, "dicembre": 12,
 }  # fmt: skip
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
 #: A day of the year: "6 April", "April 6th", "le 6 avril", "mid-May", "à la mi-mai",
 #: "early June", "fin juin", "metà maggio".
 _DATE = re.compile(
@@ -297,11 +298,11 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         if not free(*m.span()):
             continue
         if m.group(1):
-            month, day = _MONTHS[m.group(2)], int(m.group(1))
+            month, day = MONTH_NUMBERS[m.group(2)], int(m.group(1))
         elif m.group(3):
-            month, day = _MONTHS[m.group(3)], int(m.group(4))
+            month, day = MONTH_NUMBERS[m.group(3)], int(m.group(4))
         else:
-            month, day = _MONTHS[m.group(6)], _PART_OF_MONTH[m.group(5)]
+            month, day = MONTH_NUMBERS[m.group(6)], _PART_OF_MONTH[m.group(5)]
         if 1 <= day <= 31:
             out.append(_bounded("date", _day_of_year(month, day), text[: m.start()]))
             taken.append(m.span())
