@@ -20,7 +20,7 @@ from inference.http_backend import HttpSettings
 from inference.http_embedder import HttpEmbedderSettings
 from inference.judge import Judge, JudgeSettings
 from inference.llama_backend import LlamaSettings
-from inference.registry import ResolvedModel, resolve_model
+from inference.registry import ModelSpec, ResolvedModel, default_spec, resolve_model
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +118,38 @@ def open_int8_embedder(settings: RuntimeSettings, embedder: Embedder) -> Embedde
     return OnnxEmbedder(embedder.model, replace(settings.embedder, int8=True))
 
 
-def open_judge(settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None) -> Judge:
-    """The contradiction judge on ONNX Runtime."""
+def open_judge(
+    settings: RuntimeSettings = DEFAULTS,
+    *,
+    on_model: ModelSeen | None = None,
+    role: str | None = None,
+) -> Judge:
+    """The contradiction judge on ONNX Runtime. ``role="guard"``: the judge the guard
+    decides with (the manifest's guard entry, when it has one); a judge file the user
+    chose serves every role."""
     from inference.judge import OnnxJudge
 
-    model = resolve_model("judge", settings.judge_path, verify=settings.verify_hashes)
+    model = resolve_model("judge", settings.judge_path, verify=settings.verify_hashes, role=role)
     if on_model is not None:
         on_model(model)
     return OnnxJudge(model, settings.judge)
+
+
+def guard_judge_spec(settings: RuntimeSettings = DEFAULTS) -> ModelSpec | None:
+    """The manifest entry of the guard's own judge, or None where the guard decides with
+    the scan's judge: the user chose a judge file (it serves every role), or the manifest
+    has no guard entry."""
+    if settings.judge_path is not None:
+        return None
+    spec = default_spec("judge", role="guard")
+    return spec if spec.extra.get("role") == "guard" else None
+
+
+def open_guard_judge(settings: RuntimeSettings = DEFAULTS) -> Judge | None:
+    """The guard's own judge (:func:`guard_judge_spec`), or None."""
+    if guard_judge_spec(settings) is None:
+        return None
+    return open_judge(settings, role="guard")
 
 
 def open_judge_or_none(settings: RuntimeSettings = DEFAULTS) -> tuple[Judge | None, str]:

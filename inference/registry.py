@@ -98,8 +98,16 @@ def load_manifest(path: Path | None = None) -> list[ModelSpec]:
     return specs
 
 
-def default_spec(kind: Kind, manifest: list[ModelSpec] | None = None) -> ModelSpec:
+def default_spec(
+    kind: Kind, manifest: list[ModelSpec] | None = None, *, role: str | None = None
+) -> ModelSpec:
+    """The manifest's model of ``kind``: the entry whose ``role`` is ``role`` when one is
+    asked for and the manifest has one (the guard's judge), else the default entry."""
     specs = [s for s in (manifest or load_manifest()) if s.kind == kind]
+    if role is not None:
+        for spec in specs:
+            if spec.extra.get("role") == role:
+                return spec
     for spec in specs:
         if spec.default:
             return spec
@@ -210,8 +218,10 @@ def resolve_model(
     *,
     manifest: list[ModelSpec] | None = None,
     verify: bool = True,
+    role: str | None = None,
 ) -> ResolvedModel:
-    """Find the model of ``kind``: the user's ``path`` or the manifest default.
+    """Find the model of ``kind``: the user's ``path`` or the manifest default (for
+    ``role``, the entry with that role if the manifest has one: :func:`default_spec`).
 
     A default file whose hash differs from the manifest is refused (it is
     corrupted). A user file is accepted when its format is right; it is marked
@@ -219,7 +229,7 @@ def resolve_model(
     """
     manifest = manifest if manifest is not None else load_manifest()
     if path is None:
-        spec = default_spec(kind, manifest)
+        spec = default_spec(kind, manifest, role=role)
         file, source = locate_in_package(spec)
         size = file.stat().st_size
         fix = (

@@ -24,15 +24,17 @@ from inference.base import AnyStop, Completion, GenerationSettings, Generator, M
 from inference.embedder import Embedder, Vectors
 from inference.engines import (
     RuntimeSettings,
+    guard_judge_spec,
     open_embedder,
     open_generator,
+    open_guard_judge,
     open_int8_embedder,
     open_judge,
 )
 from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
 from inference.http_embedder import OpenAIHttpEmbedder
-from inference.judge import Judge, Scores
+from inference.judge import Judge, Scores, Thresholds
 from inference.llama_backend import LlamaGenerator
 from inference.registry import ResolvedModel
 
@@ -112,11 +114,20 @@ class Runtime:
         make_generator: Callable[[], Generator] | None = None,
         make_embedder: Callable[[], Embedder] | None = None,
         make_judge: Callable[[], Judge] | None = None,
+        make_guard_judge: Callable[[], Judge | None] | None = None,
     ) -> None:
+        """``make_*``: build an engine instead of the settings' model (tests). A runtime
+        given its own ``make_judge`` and no ``make_guard_judge`` lets the guard decide with
+        that judge."""
         self.settings = settings or RuntimeSettings()
         self._make_generator = make_generator or self._default_generator
         self._make_embedder = make_embedder or self._default_embedder
         self._make_judge = make_judge or self._default_judge
+        #: The guard's judge comes from the manifest (not from a ``make_*`` given here).
+        self._guard_from_manifest = make_guard_judge is None and make_judge is None
+        if make_guard_judge is None:
+            make_guard_judge = self._default_guard_judge if make_judge is None else _no_judge
+        self._make_guard_judge = make_guard_judge
         self._llm_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-llm")
         self._embed_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-embed")
         #: Interactive embeddings (a guard check, a search query) run here, beside a bulk
@@ -134,6 +145,9 @@ class Runtime:
         self._guard_embedder: Embedder | None = None
         #: Why the guard fell back to the fp32 embedder, if it did.
         self.guard_embedder_note: str | None = None
+        self._guard_judge: Judge | None = None
+        #: Why the guard decides with the scan's judge though the manifest names its own.
+        self.guard_judge_note: str | None = None
         self.reports: dict[EngineName, EngineReport] = {
             name: EngineReport(name) for name in ENGINES
         }
@@ -180,6 +194,9 @@ class Runtime:
 
     def _default_judge(self) -> Judge:
         return open_judge(self.settings, on_model=self._seen("judge"))
+
+    def _default_guard_judge(self) -> Judge | None:
+        return open_guard_judge(self.settings)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -418,15 +435,57 @@ class Runtime:
                 self._guard_embedder = chosen
             return self._guard_embedder
 
+    def guard_judge(self) -> Judge:
+        """The judge the guard decides with: the manifest's guard judge where it ships one
+        and the user chose no judge file (models/judge/README.md says why the guard has
+        its own), else the judge itself. Loaded and warmed on the judge's worker the first
+        time — blocking: call it from a worker thread."""
+        main = self.judge
+        with self._lock:
+            if self._guard_judge is not None:
+                return self._guard_judge
+        own: Judge | None = None
+        try:
+            own = self._judge_pool.submit(self._load_guard_judge).result()
+        except Exception as exc:  # missing or damaged file, ONNX error: the scan's judge decides
+            self.guard_judge_note = f"the guard decides with the scan's judge: {exc}"
+            log.warning("%s", self.guard_judge_note)
+        with self._lock:
+            if self._guard_judge is None:
+                self._guard_judge = own or main
+            elif own is not None and own is not self._guard_judge:
+                own.close()  # another thread loaded it first
+            return self._guard_judge
+
+    def guard_thresholds(self) -> Thresholds:
+        """The thresholds of the judge the guard decides with, without loading it. Raises
+        :class:`ModelUnavailable` while that is the judge and it is not loaded."""
+        with self._lock:
+            loaded = self._guard_judge
+        if loaded is not None:
+            return loaded.thresholds
+        if self._guard_from_manifest:
+            spec = guard_judge_spec(self.settings)
+            if spec is not None:
+                return Thresholds.from_mapping(spec.extra.get("thresholds"))
+        return self.judge.thresholds
+
+    def _load_guard_judge(self) -> Judge | None:
+        judge = self._make_guard_judge()
+        if judge is not None:
+            self._warm_judge(judge, EngineReport("judge"))
+        return judge
+
     def submit_judge(self, pairs: Sequence[tuple[str, str]]) -> Future[Scores]:
         judge = self.judge
         return self._judge_pool.submit(self._counted("judge", judge.score, list(pairs)))
 
-    def score_now(self, pairs: Sequence[tuple[str, str]]) -> Scores:
+    def score_now(self, pairs: Sequence[tuple[str, str]], judge: Judge | None = None) -> Scores:
         """Judge ``pairs`` on the calling thread, not behind the judge's queue (a guard
         check must not wait for a scan's batch; the ONNX session allows two callers),
-        counted as judge work all the same. Blocking."""
-        judge = self.judge
+        counted as judge work all the same; with ``judge`` (the guard's), that one.
+        Blocking."""
+        judge = judge or self.judge
         scores: Scores = self._counted("judge", judge.score, list(pairs))()
         return scores
 
@@ -466,6 +525,9 @@ class Runtime:
             pool.shutdown(wait=True)
         if self._guard_embedder is not None and self._guard_embedder is not self._embedder:
             self._guard_embedder.close()
+        if self._guard_judge is not None and self._guard_judge is not self._judge:
+            self._guard_judge.close()
+        self._guard_judge = None
         self._generator = None
         self._embedder = None
         self._guard_embedder = None
@@ -493,9 +555,15 @@ class Runtime:
         """A :class:`Judge` whose calls run on the judge's own worker."""
         return _QueuedJudge(self)
 
-    def direct_judge(self) -> Judge:
-        """A :class:`Judge` that scores on the caller's thread (:meth:`score_now`)."""
-        return _QueuedJudge(self, direct=True)
+    def direct_judge(self, *, guard: bool = False) -> Judge:
+        """A :class:`Judge` that scores on the caller's thread (:meth:`score_now`); with
+        ``guard``, the guard's judge once :meth:`guard_judge` has loaded it."""
+        inner = (self._guard_judge or self.judge) if guard else None
+        return _QueuedJudge(self, direct=True, inner=inner)
+
+
+def _no_judge() -> Judge | None:
+    return None
 
 
 class _QueuedGenerator(Generator):
@@ -542,15 +610,19 @@ class _QueuedEmbedder(Embedder):
 
 
 class _QueuedJudge(Judge):
-    def __init__(self, runtime: Runtime, *, direct: bool = False) -> None:
+    def __init__(
+        self, runtime: Runtime, *, direct: bool = False, inner: Judge | None = None
+    ) -> None:
         self._runtime = runtime
         self._direct = direct
-        inner = runtime.judge
+        self._inner = inner
+        inner = inner or runtime.judge
         self.name = inner.name
         self.model_id = inner.model_id
         self.thresholds = inner.thresholds
+        self.note_model = inner.note_model
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
         if self._direct:
-            return self._runtime.score_now(pairs)
+            return self._runtime.score_now(pairs, self._inner)
         return self._runtime.submit_judge(pairs).result()

@@ -14,6 +14,7 @@ from inference.engines import (
     RuntimeSettings,
     open_embedder,
     open_generator,
+    open_guard_judge,
     open_judge,
     open_judge_or_none,
 )
@@ -81,6 +82,7 @@ def test_lazy_engines_load_on_first_use_only(tmp_path: Path) -> None:
 def test_model_ids_come_from_the_base_classes() -> None:
     embedder = open_embedder()
     judge = open_judge()
+    guard = open_guard_judge()
     try:
         model = resolve_model("embedder")
         # The index keys its vectors by this id. The embedder runs its int8 copy by default
@@ -88,8 +90,15 @@ def test_model_ids_come_from_the_base_classes() -> None:
         assert embedder.model_id == f"{model.title} (int8)@{model.sha256[:16]}"
         assert embedding_model(embedder).model_id == embedder.model_id
         assert embedder.tokenizer_path == model.tokenizer
-        # The shipped file runs from its 7-bit copy (inference/judge_graph.py).
-        assert judge.model_id == f"judge-int8.onnx:{resolve_model('judge').sha256[:12]}+int7"
+        # The shipped judge has 7-bit weights already: it runs as it is.
+        assert judge.model_id == f"judge-int8.onnx:{resolve_model('judge').sha256[:12]}"
+        # The guard's judge has full-range ones: it runs from its 7-bit copy
+        # (inference/judge_graph.py).
+        assert guard is not None
+        guard_sha = resolve_model("judge", role="guard").sha256
+        assert guard.model_id == f"guard-int8.onnx:{guard_sha[:12]}+int7"
     finally:
         embedder.close()
         judge.close()
+        if guard is not None:
+            guard.close()

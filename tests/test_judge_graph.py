@@ -101,7 +101,17 @@ def test_a_graph_of_another_shape_is_refused_with_the_fix(tmp_path: Path) -> Non
 
 @pytest.fixture
 def shipped() -> ResolvedModel:
-    return resolve_model("judge")
+    """The shipped judge with full-range weights: the guard's (the notes judge was
+    exported with 7-bit weights and runs as it is)."""
+    return resolve_model("judge", role="guard")
+
+
+@pytest.mark.model
+def test_the_notes_judge_ships_with_7_bit_weights_and_runs_as_it_is() -> None:
+    model = resolve_model("judge")
+    assert judge_graph.fits_seven_bits(onnx.load(str(model.path)))
+    assert judge_graph.judge_file(model) == model.path
+    assert not OnnxJudge(model).model_id.endswith("+int7")
 
 
 @pytest.mark.model
@@ -142,7 +152,7 @@ _SCORES = """
 import json, sys
 from inference.judge import OnnxJudge
 from inference.registry import resolve_model
-judge = OnnxJudge(resolve_model("judge"))
+judge = OnnxJudge(resolve_model("judge", role="guard"))
 pairs = [
     ("The library opens at nine on Saturdays.", "On Saturdays the library opens at noon."),
     ("The piano lesson is on Wednesday at five.", "The lesson went well; scales are better."),
@@ -162,7 +172,7 @@ def test_the_verdict_does_not_depend_on_the_cpu(antinomy_home: Path) -> None:
     16-bit u8×s8 kernel, where the shipped full-range weights saturated (0.763 against
     0.844 natively on a VNNI machine). On a CPU without VNNI both runs take the same
     kernel, and this test shows only that the copy runs."""
-    judge_graph.judge_file(resolve_model("judge"))  # built once, outside valgrind
+    judge_graph.judge_file(resolve_model("judge", role="guard"))  # built once, not in valgrind
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     native = subprocess.run(
         [sys.executable, "-c", _SCORES], env=env, capture_output=True, text=True, check=True

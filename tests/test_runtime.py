@@ -14,7 +14,9 @@ import pytest
 from inference.base import Completion, Generator, Message
 from inference.embedder import Embedder, Vectors
 from inference.errors import ModelUnavailable
-from inference.runtime import BULK_NICE, Runtime, State
+from inference.note_model import NoteModel, load_note_model
+from inference.paths import models_dir
+from inference.runtime import BULK_NICE, Runtime, RuntimeSettings, State
 from tests.fakes import ScriptedGenerator, ScriptedJudge
 
 
@@ -362,3 +364,89 @@ def test_bulk_work_yields_the_cpu_and_the_urgent_lane_does_not() -> None:
         assert rt.submit("llm", nice).result() == ours
     finally:
         rt.close()
+
+
+def _note_model() -> NoteModel:
+    return load_note_model(models_dir() / "judge" / "note-model.json")
+
+
+def test_the_guard_decides_with_its_own_judge_and_the_scan_keeps_the_note_model() -> None:
+    main = ScriptedJudge(contradictions=[("a", "b")])
+    main.note_model = _note_model()
+    guard = ScriptedJudge(contradictions=[("x", "y")])
+    guard.model_id = "guard"
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=lambda: main,
+        make_guard_judge=lambda: guard,
+    )
+    rt.wait_ready(timeout=10)
+    # The window's scan judges through the queue: the note-level model comes along.
+    assert rt.queued_judge().note_model is main.note_model
+    assert rt.direct_judge().note_model is main.note_model
+    assert rt.guard_judge() is guard
+    assert len(guard.calls) == 5  # warmed like the judge before its first check
+    assert rt.guard_judge() is guard  # loaded once
+    checked = rt.direct_judge(guard=True)
+    assert checked.model_id == "guard"
+    assert checked.score([("y", "x")])[0, 0] > 0.9
+    assert checked.score([("a", "b")])[0, 0] < 0.5
+    assert ("a", "b") in guard.calls and ("a", "b") not in main.calls
+    rt.close()
+
+
+def test_a_runtime_given_its_own_judge_lets_the_guard_use_it() -> None:
+    main = ScriptedJudge()
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=lambda: main,
+    )
+    rt.wait_ready(timeout=10)
+    assert rt.guard_judge() is main
+    assert rt.guard_judge_note is None
+    rt.close()
+
+
+def test_a_guard_judge_that_fails_to_load_leaves_the_guard_on_the_judge_and_says_why() -> None:
+    def missing() -> ScriptedJudge:
+        raise ModelUnavailable("The judge file is missing at /x/guard-int8.onnx.")
+
+    main = ScriptedJudge()
+    rt = Runtime(
+        make_generator=lambda: ScriptedGenerator(["x", "{}"]),
+        make_embedder=FakeEmbedder,
+        make_judge=lambda: main,
+        make_guard_judge=missing,
+    )
+    rt.wait_ready(timeout=10)
+    assert rt.guard_judge() is main
+    assert rt.guard_judge_note == (
+        "the guard decides with the scan's judge: The judge file is missing at /x/guard-int8.onnx."
+    )
+    rt.close()
+
+
+@pytest.mark.model
+def test_the_real_guard_judge_is_the_manifests_guard_entry(runtime: Runtime) -> None:
+    guard = runtime.guard_judge()
+    assert guard.model_id.startswith("guard-int8.onnx:")
+    assert guard.thresholds.guard == 0.8
+    assert runtime.direct_judge(guard=True).model_id == guard.model_id
+    scan = runtime.queued_judge()
+    assert scan.model_id.startswith("judge-int8.onnx:") and scan.note_model is not None
+
+
+def test_the_guard_threshold_is_its_own_judges_before_that_judge_loads() -> None:
+    rt = Runtime()  # not started: nothing loaded
+    try:
+        assert rt.guard_thresholds().guard == 0.8  # the manifest's guard entry
+    finally:
+        rt.close()
+    own = Runtime(RuntimeSettings(judge_path="/x/my-judge.onnx"))
+    try:
+        with pytest.raises(ModelUnavailable):  # the user's judge decides, not loaded yet
+            own.guard_thresholds()
+    finally:
+        own.close()

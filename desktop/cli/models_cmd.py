@@ -16,7 +16,7 @@ from inference.errors import AntinomyError
 from inference.judge import Judge
 from inference.note_model import load_note_model
 from inference.paths import models_dir
-from inference.registry import Kind, ResolvedModel, resolve_model
+from inference.registry import Kind, ResolvedModel, default_spec, resolve_model
 from inference.runtime import Runtime
 
 
@@ -95,12 +95,29 @@ def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[s
                         "verified": True,
                     }
                 )
+    if args.judge is None:
+        _resolve_guard_judge(records, errors)
     return records, errors
 
 
+def _resolve_guard_judge(records: list[dict[str, Any]], errors: list[str]) -> None:
+    """The guard's own judge, where the manifest ships one (a judge the user chose
+    serves the guard too)."""
+    try:
+        if default_spec("judge", role="guard").extra.get("role") != "guard":
+            return
+        record = _model_record(resolve_model("judge", role="guard"))
+    except AntinomyError as exc:
+        errors.append(str(exc))
+        records.append({"kind": "judge", "role": "guard", "error": str(exc)})
+        return
+    records.append({**record, "role": "guard"})
+
+
 def _print_model(rec: dict[str, Any]) -> None:
+    label = rec.get("role", rec["kind"])
     if "error" in rec:
-        print(f"{rec['kind']:<9} ✗ {rec['error']}")
+        print(f"{label:<9} ✗ {rec['error']}")
         return
     if "server" in rec:
         where = " — sends note text off this machine" if rec["leaves_machine"] else ""
@@ -112,7 +129,7 @@ def _print_model(rec: dict[str, Any]) -> None:
         print(f"          {rec['path']}  ✓ verified (shows from {rec['threshold']:.2f})")
         return
     mark = "✓ verified" if rec["verified"] else "· not a known file (hash not checked against one)"
-    print(f"{rec['kind']:<9} {rec['title']}")
+    print(f"{label:<9} {rec['title']}")
     print(f"          {rec['path']}")
     print(f"          {human_size(rec['size'])}, sha256 {rec['sha256']}  {mark}")
     print(f"          from {rec['source']}")
@@ -164,6 +181,13 @@ def run_doctor(args: argparse.Namespace) -> int:
         }
         report["engines"] = engines
         report["ready_s"] = round(wall, 3)
+        t1 = time.perf_counter()
+        guard = runtime.guard_judge()  # loaded when the guard first runs
+        report["guard_judge"] = {
+            "id": guard.model_id,
+            "load_s": _r(time.perf_counter() - t1),
+            "note": runtime.guard_judge_note,
+        }
         if not args.quick:
             progress("measuring speed…")
             report["generation"] = as_dict(
@@ -185,6 +209,11 @@ def run_doctor(args: argparse.Namespace) -> int:
             f"  {name:<9} load {e['load_s']:.2f} s, warm-up {e['warm_tiny_s']:.2f} s tiny + "
             f"{e['warm_full_s']:.2f} s full  ({e['description']})"
         )
+    g = report["guard_judge"]
+    print(
+        f"  {'guard':<9} {g['id']}, loaded and warm in {g['load_s']:.2f} s"
+        + (f" ({g['note']})" if g["note"] else "")
+    )
     if "generation" in report:
         g = report["generation"]
         print(

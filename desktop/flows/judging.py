@@ -23,12 +23,12 @@ by ingest. The recipe, and why:
    note's own subject ("Import from Notion…" / "Import from Evernote…"), a rewording
    that changes no value, negation or quantifier, or values that agree as numbers
    (45 minutes is at least half an hour) are set aside, counted, never judged.
-6. The note pair is decided at note level when the judge ships a small calibrated model
-   (:class:`~inference.note_model.NoteModel`, named in its manifest entry): it reads the
+6. The note pair is decided at note level by the small calibrated model the judge ships
+   with (:class:`~inference.note_model.NoteModel`, named in its manifest entry): it reads the
    pair's features (:func:`note_features`: its best and second-best judged sentence pairs,
    how many pass, their alignment and values, how much was set aside as template, how much
    of each note is structure rather than prose, a rule against a fact) and answers the
-   probability shown. A judge without one — the shipped judge today — shows a pair when
+   probability shown. A judge without one (a file of the user's own) shows a pair when
    its strongest sentence pair passes its calibrated threshold.
 """
 

@@ -109,6 +109,7 @@ class GuardService:
             # settings allow it: the check's hot path), so the two sides' vectors match.
             embedder = runtime.guard_embedder()
             self.embedder = embedder
+            runtime.guard_judge()  # loaded and warm before the first check
 
             def embed_decisions(texts: Sequence[str]) -> Vectors:
                 return runtime.submit_embed(texts, embedder=embedder).result()
@@ -229,7 +230,7 @@ class GuardService:
             self.ctx.runtime.judge  # noqa: B018 - raises while it is not loaded
         except AntinomyError:
             return None
-        return self.ctx.runtime.direct_judge()
+        return self.ctx.runtime.direct_judge(guard=True)
 
     def routes(self) -> dict[str, JsonHandler]:
         return {"/v1/guard/check": self.check}

@@ -20,8 +20,9 @@ against their sentences), in a fresh session, at the judge's calibrated
 threshold and at a few others — calls against a decision warned (target ≥ 12
 of 19), unrelated calls warned (target 0), calls that respect a decision warned
 (target ≤ 1), the superseded ADR-0003 never cited. Run:
-``python tests/perf/calibrate_guard.py [--judge FILE]`` (~20 s; ``--judge`` tries another
-judge ONNX file, e.g. a newly trained one, at its own manifest thresholds or the shipped ones).
+``python tests/perf/calibrate_guard.py [--judge FILE]`` (~20 s; default: the guard's own
+judge; ``--judge`` tries another judge ONNX file, e.g. a newly trained one, at its own
+manifest thresholds or the shipped ones).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def judged(
     summaries: list[str],
     judge_file: Path | None = None,
 ) -> dict[str, Any]:
-    judge = OnnxJudge(resolve_model("judge", judge_file))
+    judge = OnnxJudge(resolve_model("judge", judge_file, role="guard"))
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
     vectors = model.embed(summaries)
     # What the judge reads of each call (as Guard.check chooses it), and its vectors.

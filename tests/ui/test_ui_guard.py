@@ -149,7 +149,7 @@ def test_the_judge_threshold_is_what_the_panel_shows_and_edits(
     window = make_window()
     panel = guard_panel(window)
     qtbot.waitUntil(lambda: panel.enabled.isEnabled(), timeout=5000)
-    calibrated = window.controller.runtime.judge.thresholds.guard
+    calibrated = window.controller.runtime.guard_thresholds().guard
     # No judge_threshold in the vault: the judge's calibrated value, said in words.
     assert panel.judge_threshold.text() == "calibrated"
     help_text = panel.judge_threshold_help.text()

@@ -323,13 +323,14 @@ class QtGuardPanel(QWidget):
         self.load_guard_settings()
 
     def calibrated_threshold(self) -> float:
-        """The judge's own guard threshold: the loaded judge's, else the shipped one's."""
+        """The guard threshold of the judge the guard decides with (the runtime's guard
+        judge), else the manifest's."""
         try:
-            return self._c.runtime.judge.thresholds.guard
+            return self._c.runtime.guard_thresholds().guard
         except AntinomyError:
             pass
         try:
-            spec = default_spec("judge")
+            spec = default_spec("judge", role="guard")
         except AntinomyError:
             return Thresholds().guard
         return Thresholds.from_mapping(spec.extra.get("thresholds")).guard
