@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.flows.alignment import align, code_names, frame, subject_words
+from desktop.flows.alignment import align, code_names, frame, language, subject_words
 
 
 def test_one_template_about_two_subjects_is_two_things() -> None:
@@ -99,3 +99,24 @@ def test_a_pronoun_opening_both_sentences_stands_for_each_note_s_subject() -> No
     # In one note (or two notes about one thing) the same pair is a negation to judge.
     same = subject_words("Markers")
     assert align(a, b, names_a=same, names_b=same).kind == "negation"
+
+
+def test_a_sentence_s_language_is_read_from_its_function_words() -> None:
+    assert language("J'ai mis les tomates en pleine terre le 6 avril, comme chaque année.") == "fr"
+    assert language("Il pane di casa si fa soltanto con il lievito madre, mai con la birra.") == (
+        "it"
+    )
+    assert language("All services store their data in the shared PostgreSQL cluster.") == "en"
+    # Too few function words to say: no language, and nothing is set aside for it.
+    assert language("Production releases go out every Friday between 14:00 and 16:00.") is None
+    assert language("Nothing ships to production after Thursday noon.") is None
+
+
+def test_sentences_in_two_languages_are_not_compared() -> None:
+    fr = "On ne met jamais les tomates en pleine terre avant les Saints de glace."
+    it = "Anche questa settimana il pane del sabato l'ho fatto con il lievito di birra."
+    en = "The tomatoes go out in early April, as they do every year."
+    assert align(fr, it).kind == "languages"
+    assert align(en, fr).kind == "languages"
+    # One sentence whose language is unclear is compared as before.
+    assert align("Nothing ships after Thursday noon.", fr).kind != "languages"

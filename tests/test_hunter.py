@@ -597,6 +597,8 @@ def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultInde
         "Friday releases are a cloud-based payment processing platform for small businesses.",
         # One quote spliced to the other note's title: nothing of the other side.
         "Production releases go out every Friday afternoon, more than quiet weekends.",
+        # A number neither quote has: the time moved.
+        "Releases go out on Friday at 15:00, nothing ships after Thursday noon.",
     )
     for junk in junk_lines:
         run = scan(
@@ -817,9 +819,10 @@ def test_a_vault_with_nothing_to_compare_shows_nothing_and_says_why(
     run = scan(idx, ScriptedGenerator([]), judge=judge, mode="whole-vault", settings=settings)
     assert run.status == "ok"
     if kind == "three languages":
-        # Judged and shown as the judge says, each with its plain description: mixing
-        # languages neither crashes the scan nor hides a pair.
-        assert run.pairs and all(p.described_by == "plain" for p in run.pairs)
+        # One line in three languages: no two sentences of different languages are
+        # compared (neither model reads across them), two in one language are the same.
+        assert run.pairs == ()
+        assert run.set_aside == {"written in different languages": 11, "same sentence": 3}
         return
     assert run.pairs == ()
     reasons = {e.path: e.reason for e in run.excluded}

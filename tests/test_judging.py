@@ -147,6 +147,20 @@ def test_a_template_about_each_note_s_own_subject_never_reaches_the_judge() -> N
     assert v.reason == "every sentence pair agrees or names its own subject"
 
 
+def test_sentences_in_two_languages_never_reach_the_judge() -> None:
+    j = _always_contradicts()
+    nj = NoteJudge(j, model())
+    garden = "Ensuite, paillage épais sur toute la planche, avec la tonte de gazon."
+    bread = "Anche questa settimana il pane del sabato l'ho fatto con il lievito di birra."
+    rule = "Le pain se fait avec du levain, jamais avec de la levure."
+    nj.prepare({"jardin.md": garden, "pane.md": bread, "pain.md": rule})
+    apart, same = nj.judge_pairs([("jardin.md", "pane.md"), ("jardin.md", "pain.md")])
+    assert apart.best is None and apart.set_aside == {"written in different languages": 1}
+    assert (garden, bread) not in j.calls and (bread, garden) not in j.calls
+    # Two French notes are judged as any two notes are.
+    assert same.best is not None and not same.set_aside
+
+
 def test_values_that_agree_as_numbers_are_set_aside_and_those_that_clash_are_judged() -> None:
     j = _always_contradicts()
     nj = NoteJudge(j, model())

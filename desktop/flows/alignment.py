@@ -36,7 +36,16 @@ from typing import Literal
 from desktop.flows.quantities import MONTH_NUMBERS, Comparison, compare_quantities
 
 Kind = Literal[
-    "same", "subject", "value", "negation", "quantifier", "antonym", "swap", "wording", "apart"
+    "same",
+    "subject",
+    "value",
+    "negation",
+    "quantifier",
+    "antonym",
+    "swap",
+    "wording",
+    "apart",
+    "languages",
 ]
 
 #: Share of words two sentences must share (in order) to be read as one frame.
@@ -175,6 +184,43 @@ class Alignment:
         return self.kind in ("value", "negation", "quantifier", "antonym", "swap")
 
 
+#: Function words found in one of the three languages only (none shared with another:
+#: not "le", "il", "qui", "non", "per", "come", "ma", "on"), after :func:`tokens`.
+LANGUAGE_WORDS = {
+    "en": word_set(
+        """
+        the and is are was were of to with that this for it be have has from by we you they
+        not an will would which my our your their what when there been had does did
+        """
+    ),
+    "fr": word_set(
+        """
+        les des du une est sont et avec pour dans pas sur mais nous vous cette au aux je
+        elle ils très comme chaque sans avant après leur été ces ses mon mes ai suis fait
+        """
+    ),
+    "it": word_set(
+        """
+        gli della delle dei degli che è sono con nel nella una anche questa questo sempre ho
+        alla alle allo più poi dopo prima ogni sul sulla fatto mio mia già ancora
+        """
+    ),
+}
+
+
+def language(text: str) -> str | None:
+    """The language a sentence is written in (``en``, ``fr``, ``it``), or None when its
+    function words do not say clearly: at least two of one language's and at most a
+    third as many of any other's."""
+    words = tokens(text)
+    hits = sorted(
+        ((sum(w in marks for w in words), lang) for lang, marks in LANGUAGE_WORDS.items()),
+        reverse=True,
+    )
+    (best, lang), (second, _) = hits[0], hits[1]
+    return lang if best >= 2 and second * 3 <= best else None
+
+
 def align(
     text_a: str,
     text_b: str,
@@ -188,6 +234,11 @@ def align(
     values = compare_quantities(text_a, text_b)
     if not ta or not tb:
         return Alignment("apart", 0.0, values=values)
+    lang_a, lang_b = language(text_a), language(text_b)
+    if lang_a and lang_b and lang_a != lang_b:
+        # Neither the embedder nor the judge reads across languages: a French journal line
+        # and an Italian one share a cosine by their shape, not by what they say.
+        return Alignment("languages", 0.0, values=values)
     matcher = SequenceMatcher(None, ta, tb, autojunk=False)
     matched = sum(block.size for block in matcher.get_matching_blocks())
     shared = 2 * matched / (len(ta) + len(tb))

@@ -172,6 +172,7 @@ _SET_ASIDE = {
     "same": "same sentence",
     "subject": "each about its own subject",
     "wording": "reworded",
+    "languages": "written in different languages",
 }
 
 
