@@ -31,8 +31,8 @@ def vault(tmp_path: Path) -> Path:
 def no_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedGenerator:
     """Scan and index without loading a model: bag-of-words vectors, a scripted LLM and judge."""
     gen = ScriptedGenerator(['{"pairs": []}'] * 4)
-    monkeypatch.setattr(scan_cmd, "_load_generator", lambda path: gen)
-    monkeypatch.setattr(scan_cmd, "_load_judge", lambda path: confirming_judge())
+    monkeypatch.setattr(scan_cmd, "_load_generator", lambda runtime: gen)
+    monkeypatch.setattr(scan_cmd, "_load_judge", lambda runtime: confirming_judge())
     bag = EmbeddingModel("bag-of-words", 64, BagOfWords())
     monkeypatch.setattr(common, "load_embedding_model", lambda **_: bag)
     return gen

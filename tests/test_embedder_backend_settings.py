@@ -145,10 +145,10 @@ def test_unreachable_server_is_exit_69_and_nothing_indexed(
 def test_a_remote_server_is_announced_before_anything_is_sent(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from desktop.cli.common import embedder_http
+    from desktop.cli.common import embedder_override
 
-    http = embedder_http(_args("--embedder-url", "http://192.168.1.20:8080/v1"))  # type: ignore[arg-type]
-    assert http is not None and http.base_url == "http://192.168.1.20:8080/v1"
+    choice = embedder_override(_args("--embedder-url", "http://192.168.1.20:8080/v1"))  # type: ignore[arg-type]
+    assert choice.kind == "http" and choice.base_url == "http://192.168.1.20:8080/v1"
     err = capsys.readouterr().err
     assert "the embedding server http://192.168.1.20:8080/v1 is not on this machine" in err
 
@@ -164,4 +164,5 @@ def test_models_lists_the_server_instead_of_a_file(capsys: pytest.CaptureFixture
         "leaves_machine": False,
     }
     # The other models are still resolved from their files.
-    assert {r["kind"] for r in records} == {"llm", "embedder", "judge"}
+    assert {r["kind"] for r in records} == {"llm", "embedder", "judge", "note_model"}
+    assert [r.get("role") for r in records if r["kind"] == "judge"] == [None, "guard"]

@@ -24,8 +24,8 @@ def vault(tmp_path: Path) -> Path:
 
 def use_answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> ScriptedGenerator:
     gen = ScriptedGenerator(list(answers))
-    monkeypatch.setattr(scan_cmd, "_load_generator", lambda path: gen)
-    monkeypatch.setattr(scan_cmd, "_load_judge", lambda path: confirming_judge())
+    monkeypatch.setattr(scan_cmd, "_load_generator", lambda runtime: gen)
+    monkeypatch.setattr(scan_cmd, "_load_judge", lambda runtime: confirming_judge())
     return gen
 
 

@@ -35,7 +35,7 @@ def source(tmp_path: Path) -> Path:
 def script(monkeypatch: pytest.MonkeyPatch, *answers: str | BaseException) -> ScriptedGenerator:
     engine = ScriptedGenerator(list(answers))
     monkeypatch.setattr(ingest_cmd, "LazyGenerator", lambda settings=None: engine)
-    monkeypatch.setattr(ingest_cmd, "load_judge", lambda: None)
+    monkeypatch.setattr(ingest_cmd, "load_judge", lambda runtime: None)
     return engine
 
 

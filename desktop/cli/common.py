@@ -22,7 +22,13 @@ from desktop.flows.ingest.errors import NoPendingPlan, SourceRefused
 from desktop.flows.memory.errors import ConsolidationBusy, RecallInvalid, TranscriptInvalid
 from desktop.flows.review import RenameFix, find_rename_fixes
 from desktop.flows.review.errors import BadInput, ReviewRefused
-from desktop.flows.settings import EmbedderBackendSettings, load_settings
+from desktop.flows.settings import (
+    EmbedderBackendSettings,
+    Overrides,
+    Resolved,
+    load_settings,
+    resolve,
+)
 from desktop.resources import ensure_sample_vault
 from desktop.vault.errors import (
     AmbiguousNote,
@@ -35,8 +41,8 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.layout import STATE_DIR, vault_root
 from desktop.vault.transactions import PlanInvalid
 from inference.errors import AntinomyError, ModelUnavailable
-from inference.http_embedder import HttpEmbedderSettings
 from inference.paths import data_dir
+from inference.runtime import RuntimeSettings
 from inference.structured import FormatFailure
 
 Handler = Callable[[argparse.Namespace], int]
@@ -186,12 +192,18 @@ def embedder_choice(args: argparse.Namespace) -> EmbedderBackendSettings:
     )
 
 
-def embedder_http(args: argparse.Namespace) -> HttpEmbedderSettings | None:
-    """The server to embed on, or None for the bundled embedder; warns when it is remote."""
+def embedder_override(args: argparse.Namespace) -> EmbedderBackendSettings:
+    """Where to embed (:func:`embedder_choice`); warns when the server is remote."""
     choice = embedder_choice(args)
     if choice.leaves_machine:
         print(OFF_MACHINE.format(url=choice.base_url), file=sys.stderr)
-    return choice.http_settings()
+    return choice
+
+
+def resolved(args: argparse.Namespace, **overrides: Any) -> Resolved:
+    """The saved settings with this command's embedder flags (and ``overrides``) on top:
+    what the window would use, so both record the same models and folders."""
+    return resolve(Overrides(embedder_backend=embedder_override(args), **overrides))
 
 
 def add_vault_option(parser: argparse.ArgumentParser) -> None:
@@ -213,10 +225,15 @@ def vault_path(args: argparse.Namespace) -> Path:
     return path
 
 
-def open_index(args: argparse.Namespace, *, embed: bool) -> VaultIndex:
-    """The vault's index, with the embedder when ``embed`` (``ModelUnavailable`` if absent)."""
+def open_index(
+    args: argparse.Namespace, *, embed: bool, runtime: RuntimeSettings | None = None
+) -> VaultIndex:
+    """The vault's index, with the embedder when ``embed`` (``ModelUnavailable`` if absent):
+    the one ``runtime`` names (default: the resolved settings, :func:`resolved`)."""
     root = vault_path(args)
-    embedding = load_embedding_model(http=embedder_http(args)) if embed else None
+    embedding = None
+    if embed:
+        embedding = load_embedding_model(runtime=runtime or resolved(args).runtime)
     index = VaultIndex(root, embedding=embedding)
     if index.rebuilt_because:
         progress(f"note: {index.rebuilt_because}.")

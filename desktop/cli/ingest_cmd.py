@@ -33,7 +33,7 @@ from desktop.flows.ingest import (
     read_source,
     save_pending,
 )
-from desktop.flows.settings import load_settings
+from desktop.flows.settings import Overrides, resolve
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import ApplyResult
 from inference.engines import LazyGenerator, RuntimeSettings, open_judge
@@ -63,15 +63,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--approve", metavar="HASH", help="apply the plan previewed before (its approval hash)"
     )
     p.add_argument("--json", action="store_true", help="the whole report as JSON on stdout")
-    p.add_argument("--llm", metavar="GGUF", help="the model file (default: the shipped one)")
+    p.add_argument("--llm", metavar="GGUF", help="a GGUF model of your own (default: as saved)")
     p.add_argument("--no-judge", action="store_true", help="do not check contradictions")
     set_handler(p, run_ingest)
 
 
-def load_judge() -> Judge | None:
-    """The shipped judge, or None when its model file is not there (the report says so)."""
+def load_judge(runtime: RuntimeSettings) -> Judge | None:
+    """The judge, or None when its model file is not there (the report says so)."""
     try:
-        return open_judge()
+        return open_judge(runtime)
     except ModelUnavailable as exc:
         progress(f"judge unavailable ({exc}); contradictions will not be checked")
         return None
@@ -86,12 +86,13 @@ def run_ingest(args: argparse.Namespace) -> int:
         )
         return _applied(args, result, None)
     index = VaultIndex(vault)
-    engine = LazyGenerator(RuntimeSettings(llm_path=args.llm))
-    judge = None if args.no_judge else load_judge()
+    run_settings = resolve(Overrides(llm_path=args.llm))
+    engine = LazyGenerator(run_settings.runtime)
+    judge = None if args.no_judge else load_judge(run_settings.runtime)
     try:
         progress("indexing: bringing the vault index up to date")
         index.update()
-        folders = load_settings().folders
+        folders = run_settings.folders
         report = plan_ingest(
             vault,
             args.file,

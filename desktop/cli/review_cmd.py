@@ -34,6 +34,7 @@ from desktop.flows.review import (
     undismiss_pair,
 )
 from desktop.flows.review.vaultfiles import VaultFiles
+from desktop.flows.settings import resolve
 
 EXIT_CODES = """\
 exit codes:
@@ -88,8 +89,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--grey", dest="grey_zone", default="", metavar="TEXT", help="grey zone")
     p.add_argument(
         "--folder",
-        default=DEFAULT_PRINCIPLES_FOLDER,
-        help=f"where the principle note goes (default {DEFAULT_PRINCIPLES_FOLDER})",
+        help="where the principle note goes (default: the Principles folder in Settings, "
+        f"else {DEFAULT_PRINCIPLES_FOLDER})",
     )
     _expect_option(p, pair=False)
     set_handler(p, run_elevate)
@@ -242,7 +243,7 @@ def run_elevate(args: argparse.Namespace) -> int:
         if_clause=args.if_clause,
         then_clause=args.then_clause,
         grey_zone=args.grey_zone,
-        folder=args.folder,
+        folder=args.folder or resolve().folders.principles,
         seen=seen_hashes(root, [args.tension], args.expect_sha),
         on_change=index_follower(root),
     )

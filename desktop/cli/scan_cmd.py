@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from dataclasses import replace
 
 from desktop.cli import exits
 from desktop.cli.common import (
@@ -14,14 +13,14 @@ from desktop.cli.common import (
     add_vault_option,
     open_index,
     require_positive,
+    resolved,
     set_handler,
     vault_path,
 )
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, ScanSettings, dropped_phrase, scan
+from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
 from desktop.flows.judging import NOT_EVIDENCE_WORDS
-from desktop.flows.settings import load_settings
 from inference.base import Generator
 from inference.engines import RuntimeSettings, open_generator, open_judge
 from inference.judge import Judge
@@ -54,32 +53,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--cap", type=int, help="classic mode: newest notes sent (default 20)")
     p.add_argument("--body-chars", type=int, help="characters of each body sent (default 800)")
     p.add_argument("--max-pairs", type=int, help="whole vault: candidate pairs judged (400)")
-    p.add_argument("--model", metavar="GGUF", help="another GGUF file instead of the shipped one")
+    p.add_argument(
+        "--llm",
+        "--model",
+        dest="llm",
+        metavar="GGUF",
+        help="a GGUF language model of your own for the descriptions (default: as saved)",
+    )
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
     add_embedder_backend_options(p)
     set_handler(p, run_scan)
 
 
-def _settings(args: argparse.Namespace) -> ScanSettings:
-    """The user's saved scan caps (the app's Settings), then this command's flags."""
-    s = load_settings().scan_settings()
-    changes = {
-        "cap": args.cap,
-        "body_chars": args.body_chars,
-        "max_pairs": args.max_pairs,
-    }
-    for name, value in changes.items():
+def _scan_flags(args: argparse.Namespace) -> dict[str, int | None]:
+    """This command's scan flags, checked (None: the saved value)."""
+    flags = {"cap": args.cap, "body_chars": args.body_chars, "max_pairs": args.max_pairs}
+    for name, value in flags.items():
         require_positive(value, f"--{name.replace('_', '-')}")
-    return replace(s, **{k: v for k, v in changes.items() if v is not None})
+    return flags
 
 
-def _load_generator(path: str | None) -> Generator:
-    return open_generator(RuntimeSettings(llm_path=path))
+def _load_generator(runtime: RuntimeSettings) -> Generator:
+    return open_generator(runtime)
 
 
-def _load_judge(path: str | None) -> Judge:
-    return open_judge(RuntimeSettings(judge_path=path))
+def _load_judge(runtime: RuntimeSettings) -> Judge:
+    return open_judge(runtime)
 
 
 def run_scan(args: argparse.Namespace) -> int:
@@ -98,16 +98,17 @@ def run_scan(args: argparse.Namespace) -> int:
         )
     if args.max_pairs is not None and mode != "whole-vault":
         raise UsageError(f"--max-pairs bounds a whole-vault scan; a {mode} scan does not use it.")
-    settings = _settings(args)
+    run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=_scan_flags(args))
+    settings = run_settings.scan
     vault_path(args)  # a missing vault is exit 2 before any model loads
-    judge = _load_judge(args.judge)  # then a missing judge stops here, exit 69
-    index = open_index(args, embed=True)
+    judge = _load_judge(run_settings.runtime)  # then a missing judge stops here, exit 69
+    index = open_index(args, embed=True, runtime=run_settings.runtime)
     bar = ProgressLine()
     try:
         index.update(progress=bar.update)
         focus = index.locate(args.focus) if args.focus else None
         progress("loading the language model…")
-        engine = _load_generator(args.model)
+        engine = _load_generator(run_settings.runtime)
         try:
             run = scan(
                 index,
@@ -124,7 +125,7 @@ def run_scan(args: argparse.Namespace) -> int:
             judge.close()
         debug_note = None
         if run.status == "format_failure" or run.failed_batches:
-            folder = load_settings().folders.debug
+            folder = run_settings.folders.debug
             debug_note = write_hunter_debug_note(index.root, run, folder=folder)
     finally:
         index.close()

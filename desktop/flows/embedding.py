@@ -5,7 +5,6 @@ from __future__ import annotations
 from desktop.vault.vectors import EmbeddingModel
 from inference.embedder import Embedder
 from inference.engines import RuntimeSettings, open_embedder
-from inference.http_embedder import HttpEmbedderSettings
 
 
 def embedding_model(embedder: Embedder) -> EmbeddingModel:
@@ -21,14 +20,8 @@ def embedding_model(embedder: Embedder) -> EmbeddingModel:
     )
 
 
-def load_embedding_model(
-    path: str | None = None, http: HttpEmbedderSettings | None = None
-) -> EmbeddingModel:
-    """Load the embedder alone (no LLM), for index and search commands: the server's
-    when ``http`` is given, else the ONNX model (``path`` or the bundled one)."""
-    settings = RuntimeSettings(
-        embedder_path=path,
-        embedder_backend="http" if http is not None else "embedded",
-        embedder_http=http,
-    )
-    return embedding_model(open_embedder(settings))
+def load_embedding_model(runtime: RuntimeSettings | None = None) -> EmbeddingModel:
+    """Load the embedder alone (no LLM), for index and search commands, as ``runtime``
+    (the resolved settings: :func:`desktop.flows.settings.resolve`) chooses it — the same
+    model, and so the same model id, as the window's."""
+    return embedding_model(open_embedder(runtime or RuntimeSettings()))

@@ -24,7 +24,13 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.flows.embedding import embedding_model
-from desktop.flows.settings import Settings, SettingsInvalid, load_settings, save_settings
+from desktop.flows.settings import (
+    Settings,
+    SettingsInvalid,
+    load_settings,
+    resolve,
+    save_settings,
+)
 from desktop.resources import ensure_sample_vault
 from desktop.ui.qt_compat import protect_bools
 from desktop.vault.index import IndexReport, VaultIndex
@@ -41,7 +47,7 @@ RuntimeFactory = Callable[[Settings], Runtime]
 
 
 def default_runtime(settings: Settings) -> Runtime:
-    return Runtime(settings.runtime_settings())
+    return Runtime(resolve(saved=settings).runtime)
 
 
 class AppController(QObject):

@@ -15,6 +15,7 @@ from desktop.flows.settings.app import (
     FolderSettings,
     MemoryPrefs,
     ModelPaths,
+    PerformanceSettings,
     ScanCaps,
     Settings,
     SettingsInvalid,
@@ -24,6 +25,7 @@ from desktop.flows.settings.app import (
     settings_path,
     settings_to_dict,
 )
+from desktop.flows.settings.resolve import Overrides, Resolved, resolve
 
 __all__ = [
     "DEFAULT_PORT",
@@ -36,10 +38,14 @@ __all__ = [
     "FolderSettings",
     "MemoryPrefs",
     "ModelPaths",
+    "Overrides",
+    "PerformanceSettings",
+    "Resolved",
     "ScanCaps",
     "Settings",
     "SettingsInvalid",
     "load_settings",
+    "resolve",
     "save_settings",
     "settings_from_dict",
     "settings_path",

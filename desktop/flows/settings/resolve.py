@@ -1,0 +1,84 @@
+"""Settings resolved once: the saved settings with one run's overrides on top.
+
+Every entry point — each CLI command, ``antinomy serve``, the window, the memory, ingest
+and review flows — takes what a run needs from :func:`resolve`, so the same saved file
+gives the same models, model ids and folders whichever of them runs. A command line's
+flags are :class:`Overrides`; a value it does not set keeps the saved one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from desktop.flows.hunter import ScanSettings
+from desktop.flows.settings.app import (
+    BackendSettings,
+    EmbedderBackendSettings,
+    FolderSettings,
+    Settings,
+    load_settings,
+)
+from inference.runtime import RuntimeSettings
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What one run sets over the saved settings; None keeps the saved value."""
+
+    #: A GGUF / ONNX file of the user's own for this run.
+    llm_path: str | None = None
+    embedder_path: str | None = None
+    #: A judge file of the user's own (it serves the scan and the guard alike).
+    judge_path: str | None = None
+    #: Where the language model runs, and where embeddings are computed.
+    backend: BackendSettings | None = None
+    embedder_backend: EmbedderBackendSettings | None = None
+    llm_threads: int | None = None
+    embedder_int8: bool | None = None
+    #: Folder settings by name (``{"principles": "Rules"}``).
+    folders: dict[str, str] = field(default_factory=dict)
+    #: Scan settings by name (``{"max_pairs": 200}``).
+    scan: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Everything a run needs, decided once."""
+
+    #: The saved settings with the overrides applied.
+    settings: Settings
+    #: What the engines load (the window's Runtime, serve's, a CLI command's models).
+    runtime: RuntimeSettings
+    folders: FolderSettings
+    scan: ScanSettings
+
+
+def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -> Resolved:
+    """``saved`` (default: the settings file; :class:`SettingsInvalid` when it is damaged)
+    with ``overrides`` on top."""
+    o = overrides or Overrides()
+    s = saved if saved is not None else load_settings()
+    s = replace(
+        s,
+        models=replace(
+            s.models,
+            llm_path=o.llm_path or s.models.llm_path,
+            embedder_path=o.embedder_path or s.models.embedder_path,
+        ),
+        backend=o.backend or s.backend,
+        embedder_backend=o.embedder_backend or s.embedder_backend,
+        performance=replace(
+            s.performance,
+            llm_threads=s.performance.llm_threads if o.llm_threads is None else o.llm_threads,
+            embedder_int8=(
+                s.performance.embedder_int8 if o.embedder_int8 is None else o.embedder_int8
+            ),
+        ),
+        folders=replace(s.folders, **o.folders),
+    )
+    runtime = s.runtime_settings()
+    if o.judge_path:
+        runtime = replace(runtime, judge_path=o.judge_path)
+    scan = replace(s.scan_settings(), **{k: v for k, v in o.scan.items() if v is not None})
+    return Resolved(settings=s, runtime=runtime, folders=s.folders, scan=scan)
