@@ -72,7 +72,7 @@ class EmbedderSettings:
     #: 0.990 (tests/perf/bench_embedder.py); the sample vault indexed 1.8× faster,
     #: and on 144 labelled queries nDCG@10 / recall@10 within a point of fp32
     #: (hybrid −0.02 / +0.83, cosine alone −0.87 / −0.42; tests/perf/bench_retrieval.py).
-    #: On by default since session 6 (notes, search, scans and the guard alike); a
+    #: On by default (notes, search, scans and the guard alike); a
     #: model id of its own, so an index never mixes the two. ~5 s of preparation on
     #: first use, then cached; ``max_batch`` is then ignored. When the copy cannot be
     #: made, :func:`inference.engines.open_embedder` falls back to fp32 and says why.

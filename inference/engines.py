@@ -44,8 +44,8 @@ class RuntimeSettings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     verify_hashes: bool = True
     #: The guard embeds its decisions and each change with a real-int8 copy of the
-    #: embedder (both sides the same precision; 2–3× faster per text). Since session 6
-    #: the embedder itself is int8 by default (``EmbedderSettings.int8``), and the guard
+    #: embedder (both sides the same precision; 2–3× faster per text). The embedder
+    #: itself is int8 by default (``EmbedderSettings.int8``), and the guard
     #: then shares it; with an fp32 embedder the guard still gets its own int8 copy.
     guard_int8: bool = True
 

@@ -22,8 +22,8 @@ Measured: scores agree across the two kernels to 0.0013 (the AVX2 path checked u
 valgrind, which hides AVX-512), at the int8 speed (5.8 ms a pair in both orders
 against 6.4 for the shipped graph, and 12.7 for step 1 alone, fp32 arithmetic). The
 copy is built once (~2 s) and cached by the source's hash (``inference/derived.py``).
-A file whose integer weights already fit in 7 bits (``scripts/judge/export.py`` since
-session 6), or that has no ``MatMulInteger`` (an fp32 export), is used as it is. When the
+A file whose integer weights already fit in 7 bits (what ``scripts/judge/export.py``
+writes), or that has no ``MatMulInteger`` (an fp32 export), is used as it is. When the
 copy cannot be made (no ``onnx`` or quantiser, no disk space) the file runs as shipped,
 with the reason in the log: its verdicts then depend on the CPU again, as before.
 """

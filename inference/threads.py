@@ -25,7 +25,7 @@ while our own embedder ran. Four rules follow:
   autogroup scheduling a niced job in another session still gets its share), minus
   our own other engines that are working (the embedder, the judge, each on one thread).
 * **Then the count that measured fastest.** Free cores are not always faster: on an
-  idle AVX-512 machine two threads gave 47.8 tok/s and one 98.1 (session 6). So each
+  idle AVX-512 machine two threads gave 47.8 tok/s and one 98.1. So each
   count up to the free cores is tried once, a smaller one is kept while it measures at
   least 10 % faster, and the free count is tried again every 64 tokens
   (:meth:`ThreadBudget.measured`).

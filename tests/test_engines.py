@@ -85,8 +85,8 @@ def test_model_ids_come_from_the_base_classes() -> None:
     guard = open_guard_judge()
     try:
         model = resolve_model("embedder")
-        # The index keys its vectors by this id. The embedder runs its int8 copy by default
-        # (session 6): an id of its own, so an fp32 index redoes its vectors once.
+        # The index keys its vectors by this id. The embedder runs its int8 copy by
+        # default: an id of its own, so an fp32 index redoes its vectors once.
         assert embedder.model_id == f"{model.title} (int8)@{model.sha256[:16]}"
         assert embedding_model(embedder).model_id == embedder.model_id
         assert embedder.tokenizer_path == model.tokenizer

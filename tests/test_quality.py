@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import io
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -54,3 +57,68 @@ def test_comments_do_not_point_at_files_the_repository_lacks() -> None:
         if pattern.search(line) and path.name != "test_quality.py"
     ]
     assert found == []
+
+
+#: How the code was developed, not what it is: "since session 6", "issue 19", "issue #14".
+_DATED = re.compile(r"\bsessions? \d|\bsince session\b|\bsession-\d|\bissue #?\d", re.IGNORECASE)
+
+
+def _texts() -> list[Path]:
+    """The repository's code and documentation (not the judge's training scenarios)."""
+    paths = [
+        path
+        for folder in ("desktop", "inference", "tests", "scripts", "packaging")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+    ]
+    for folder in ("docs", "models", "scripts"):
+        paths += sorted((ROOT / folder).rglob("*.md"))
+    paths += [ROOT / "README.md", ROOT / "models/manifest.toml"]
+    paths.append(ROOT / "tests/data/retrieval_queries.json")
+    return [p for p in paths if p.name != "test_quality.py"]
+
+
+def test_nothing_dates_itself_by_how_it_was_developed() -> None:
+    """State what is true now; history lives in git."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}"
+        for path in _texts()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _DATED.search(line)
+    ]
+    assert found == []
+
+
+#: A path into the repository named in code or docs ("tests/perf/bench_guard.py").
+_REPO_PATH = re.compile(
+    r"(?<![\w./-])((?:desktop|inference|tests|scripts|docs|models|resources|packaging)"
+    r"/[\w./-]*\w)"
+)
+
+
+def _comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of each comment and docstring of a Python file."""
+    source = path.read_text(encoding="utf-8")
+    out = [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node, clean=False)
+            if doc and node.body:
+                out.append((node.body[0].lineno, doc))
+    return out
+
+
+def test_comments_name_only_files_the_repository_has() -> None:
+    """A comment or docstring that names a file or folder of ours names one we have."""
+    missing = [
+        f"{path.relative_to(ROOT)}:{n}: {named}"
+        for path in _texts()
+        if path.suffix == ".py"
+        for n, text in _comments_and_docstrings(path)
+        for named in (m.group(1).rstrip(".") for m in _REPO_PATH.finditer(text))
+        if not any(c in named for c in "*…<") and not (ROOT / named).exists()
+    ]
+    assert missing == []

@@ -32,7 +32,7 @@ def headless_command() -> list[str]:
     """The CLI command run instead of the window: a whole-vault scan if the CLI has it, else
     an index. Whole vault, not classic: on the sample vault it shows 3 of the 12 known
     contradictions in 13 s, where classic (the 20 newest notes, the model proposing pairs)
-    showed none, and one false pair, in 40 s (session 6)."""
+    showed none, and one false pair, in 40 s."""
     from desktop.cli.main import build_parser
 
     parser = build_parser()

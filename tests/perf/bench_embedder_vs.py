@@ -12,7 +12,7 @@
 Texts/s at batch 1 and 32 for ~20- and ~200-word texts (tests/perf/corpus.py), each
 variant in turn on the same texts, rounds interleaved (the best round is kept); the
 ratios against sentence-transformers and against the bare session; and the cosine of
-each variant's vectors with the app's fp32 ones. The targets (issue 19): at least 4×
+each variant's vectors with the app's fp32 ones. The targets: at least 4×
 sentence-transformers on 20-word texts at batch 1, 2× at 200 words, cosine ≥ 0.99.
 
 Needs ``torch`` and ``sentence-transformers`` (a bench venv: not Antinomy's dependencies);

@@ -241,7 +241,7 @@ def main() -> None:
     ap.add_argument(
         "--precisions",
         default="int8,fp32:1000",
-        help="embedders to index with, side by side: int8 (the default since session 6) and "
+        help="embedders to index with, side by side: int8 (the default) and "
         "fp32; NAME:SIZES limits one to those sizes (fp32 takes ~20 min at 10k)",
     )
     args = ap.parse_args()

@@ -7,9 +7,8 @@ entailment check would let through, plus the contradiction column. Then, for
 ``tests/data/memory/dedup_calibration.json``, the entailment of same-meaning and
 different pairs (dedup.py's ENTAILMENT_BOTH_WAYS). Prints JSON.
 
-Run: ``python tests/perf/calibrate_memory_judge.py [--judge models/judge/judge.onnx]``
-(default: the installed judge). The judge was not on the branch that wrote this,
-so the thresholds in support.py and dedup.py are provisional until it is run.
+Run: ``python tests/perf/calibrate_memory_judge.py [--judge FILE.onnx]``
+(default: the shipped judge; its entailment threshold is in ``models/manifest.toml``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #14's probes, after the fixes: hostile files, a squatter, big inputs, half-open
+"""Attack probes: hostile files, a squatter, big inputs, half-open
 connections, the hook under load. Loopback only; every loop is bounded in count and time.
 
 Sections (all by default; ``--only NAME`` for one):

@@ -1,5 +1,5 @@
 """The guard's numbers, in one place (the stdlib hook client keeps pinned copies of the
-summary limits: tests/test_guard_package.py checks they match)."""
+summary limits: tests/test_guard_check.py checks they match)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the model is shown and what shape it must answer in.
 
-Templates live in ``resources/prompts/hunter-*.txt``. Each note is labelled by
+Templates live in ``resources/prompts/`` (``hunter-*.txt``). Each note is labelled by
 its basename (by its path when two prompt notes share a basename), and the
 JSON schema restricts ``note_a``/``note_b`` to those labels when generation is
 constrained; code still verifies everything (an HTTP backend may ignore it).
