@@ -3,6 +3,9 @@
 Called by :func:`~.consolidate.consolidate` on its worker thread; raises
 :class:`StepFailed` (unreadable routing answer: nothing written, the step's
 input stays pending) or :class:`StepStopped`.
+
+Lines are masked again as they are read (:func:`~.secrets.mask_secrets`), so a
+batch captured before a masking rule existed never carries a secret further.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from desktop.flows.memory.route import (
     route_schema,
     route_shape,
 )
+from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step
 from desktop.flows.memory.summary import write_summary
 from desktop.vault.frontmatter import set_key
@@ -88,7 +92,8 @@ def run_step(
     for page in pages:
         for name in (page.name, *page.aliases):
             by_key.setdefault(subject_key(name), page)
-    extraction = extract_candidates(step.lines)
+    lines = [replace(line, text=mask_secrets(line.text).text) for line in step.lines]
+    extraction = extract_candidates(lines)
     details: dict[str, list[str]] = {}
     targets: dict[str, _Target] = {}
     accepted: list[tuple[AcceptedFact, str]] = []
