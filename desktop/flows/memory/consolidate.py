@@ -19,7 +19,8 @@ progress=None) -> Report``
    point consolidates the same input once: the watermark moves only with the pages.
 4. An unreadable routing answer stops the run with ``json_failure``: that step's
    input stays pending, the raw answers are kept (masked) in
-   ``.antinomy/memory/debug/``.
+   ``.antinomy/memory/debug/``. When the same statement fails in a second run it
+   is quarantined (:mod:`.quarantine`) and the run goes on without it.
 5. At most ``max_candidates_per_run`` candidates are routed per run; the rest
    stays pending for the next run (the report says how many lines).
 
@@ -51,6 +52,7 @@ from desktop.flows.memory.errors import ConsolidationBusy
 from desktop.flows.memory.extract import LineOutcome
 from desktop.flows.memory.pages import DEFAULT_FOLDER
 from desktop.flows.memory.progress import read_progress
+from desktop.flows.memory.quarantine import REASON as QUARANTINE_REASON
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore
 from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step, anything_pending, plan_steps
@@ -265,7 +267,8 @@ def _consolidate(
                 "json_failure",
                 total_lines,
                 f"The model's answer for {step.source} was not the expected JSON, even after "
-                f"a stricter retry; that input stays pending. Raw answers: {debug}",
+                f"a stricter retry; that input stays pending (if the same statement fails "
+                f"again next run, it is quarantined and the rest goes on). Raw answers: {debug}",
             )
             return replace(report, debug_path=str(debug), extract=(answers[0] or "")[:300])
         run.steps += 1
@@ -276,6 +279,13 @@ def _consolidate(
 
 
 def _report(run: Run, status: Status, total_lines: int, message: str) -> Report:
+    quarantined = sum(1 for f in run.rejected if f.reason == QUARANTINE_REASON)
+    if quarantined:
+        note = (
+            f"{quarantined} statement(s) quarantined: the model's answer was unreadable in two "
+            "runs (list them with `antinomy memory quarantined`)."
+        )
+        message = f"{message} {note}".strip()
     return Report(
         status=status,
         accepted=tuple(run.accepted),
