@@ -6,9 +6,8 @@ parse the request, call the flow and shape the answer.
 Each takes the request's JSON object and returns a JSON-able dict; a bad
 payload raises a :class:`~desktop.flows.memory.errors.MemoryError_` subclass whose message names
 the field (the endpoint turns it into a JSON error; a bad capture payload is a
-400, :class:`CaptureRefused`). They block (file writes,
-the embedder through the runtime's queue): the endpoint runs them on its
-worker threads.
+400, :class:`CaptureRefused`). They block (file writes, the embedder through the
+runtime's queue): the endpoint runs them on its worker threads.
 
 ``POST /v1/capture``::
 
