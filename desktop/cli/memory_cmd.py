@@ -1,4 +1,5 @@
-"""``antinomy capture import``, ``consolidate``, ``recall``, ``memory pending|rejected``.
+"""``antinomy capture import``, ``consolidate``, ``recall``,
+``memory pending|rejected|quarantined|requeue``.
 
 ``consolidate`` exit codes (stable for scripts; unlike a zero exit that hides
 failures, each outcome has its own):
@@ -8,6 +9,7 @@ failures, each outcome has its own):
 3     nothing            no pending input
 4     empty              input consumed, no fact accepted (see rejected)
 65    json_failure       the model's answer was unreadable; input stays pending
+                       (the same statement failing again is quarantined)
 75    already_running    another consolidation holds the lock
 130   stopped            interrupted; finished steps are kept
 ====  =================  ==============================================
@@ -27,6 +29,7 @@ from desktop.flows.memory import (
     consolidate,
     import_transcript,
     pending_batches,
+    quarantined_fragments,
     recall,
     rejected_fragments,
     requeue_fragment,
@@ -96,7 +99,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable results")
     set_handler(p, run_recall)
 
-    p = sub.add_parser("memory", help="memory state: pending batches, rejected fragments")
+    p = sub.add_parser(
+        "memory", help="memory state: pending batches, rejected and quarantined fragments"
+    )
     mem = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     q = mem.add_parser("pending", help="batches with lines not yet consolidated")
     add_vault_option(q)
@@ -110,6 +115,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--requeue", metavar="ID", help="re-queue this fragment for the next run")
     q.add_argument("--json", action="store_true", help="machine-readable list")
     set_handler(q, run_rejected)
+    q = mem.add_parser(
+        "quarantined",
+        help="statements set aside because the model's answer was unreadable in two runs",
+        description="Each with its lines and the model's raw answers. Re-queue one with "
+        "`antinomy memory requeue ID` (after changing the model, say).",
+    )
+    add_vault_option(q)
+    q.add_argument("--json", action="store_true", help="machine-readable list")
+    set_handler(q, run_quarantined)
+    q = mem.add_parser(
+        "requeue",
+        help="put a rejected or quarantined fragment back in the queue of the next run",
+        description="Exit codes: 0 re-queued, 1 no such fragment.",
+    )
+    add_vault_option(q)
+    q.add_argument("fragment_id", metavar="ID", help="the fragment's id (r-…)")
+    set_handler(q, run_requeue)
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -171,7 +193,7 @@ def run_consolidate(args: argparse.Namespace) -> int:
     for frag in report.rejected:
         print(f"  - {frag.fragment_id} {frag.reason}: {frag.text!r} ({frag.detail})")
     if report.rejected:
-        print("  re-queue one with: antinomy memory rejected --requeue ID")
+        print("  re-queue one with: antinomy memory requeue ID")
     return code
 
 
@@ -220,14 +242,38 @@ def run_pending(args: argparse.Namespace) -> int:
     return exits.OK
 
 
+def run_requeue(args: argparse.Namespace) -> int:
+    frag = requeue_fragment(vault_path(args), args.fragment_id)
+    print(f"re-queued {frag.fragment_id}: the next `antinomy consolidate` reads its lines again")
+    return exits.OK
+
+
+def run_quarantined(args: argparse.Namespace) -> int:
+    rows: list[dict[str, Any]] = [
+        asdict(f) | {"state": state} for f, state in quarantined_fragments(vault_path(args))
+    ]
+    if args.json:
+        print_json(rows)
+        return exits.OK
+    if not rows:
+        print("no quarantined statements.")
+    for row in rows:
+        print(
+            f"{row['fragment_id']} [{row['state']}] {row['text']!r} "
+            f"(lines {', '.join(row['line_ids'])}; from {row['source']}; {row['detail']})"
+        )
+        for i, answer in enumerate(row["proposal"].get("answers", []), 1):
+            print(f"    answer {i}: {' '.join(str(answer).split())[:200]!r}")
+    if rows:
+        print("re-queue one with: antinomy memory requeue ID")
+    return exits.OK
+
+
 def run_rejected(args: argparse.Namespace) -> int:
     vault = vault_path(args)
     if args.requeue:
-        frag = requeue_fragment(vault, args.requeue)
-        print(
-            f"re-queued {frag.fragment_id}: the next `antinomy consolidate` reads its lines again"
-        )
-        return exits.OK
+        args.fragment_id = args.requeue
+        return run_requeue(args)
     rows: list[dict[str, Any]] = [
         asdict(f) | {"state": state} for f, state in rejected_fragments(vault)
     ]

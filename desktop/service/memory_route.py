@@ -5,14 +5,15 @@ parse the request, call the flow and shape the answer.
 
 Each takes the request's JSON object and returns a JSON-able dict; a bad
 payload raises a :class:`~desktop.flows.memory.errors.MemoryError_` subclass whose message names
-the field (the endpoint turns it into a JSON error). They block (file writes,
-the embedder through the runtime's queue): the endpoint runs them on its
-worker threads.
+the field (the endpoint turns it into a JSON error; a bad capture payload is a
+400, :class:`CaptureRefused`). They block (file writes, the embedder through the
+runtime's queue): the endpoint runs them on its worker threads.
 
 ``POST /v1/capture``::
 
     {"role": "user"|"assistant", "text": "...", "session_id": "...",
-     "timestamp": "2026-11-30T10:32:05Z" | 1764498725 (optional, default now),
+     "timestamp": "2026-11-30T10:32:05Z" | 1764498725 (optional, default now;
+                  from 1970 to at most 5 minutes ahead of this computer's clock),
      "context": "primary"|"subagent" (optional, default primary),
      "end_session": false (optional: close the batch after this turn)}
     → {"status": "captured"|"skipped"|"withdrawn", "line_ids": [...],
@@ -42,6 +43,7 @@ from desktop.flows.memory.auto import AutoConsolidator
 from desktop.flows.memory.capture import capture_turn, end_session
 from desktop.flows.memory.errors import CaptureInvalid, MemoryError_, RecallInvalid
 from desktop.flows.memory.recall import RECALL_FLOOR, RecallIndex
+from desktop.service.errors import BadRequest
 from inference.base import Generator
 from inference.embedder import Embedder
 from inference.errors import ModelUnavailable
@@ -80,6 +82,10 @@ class NoVault(MemoryError_):
     """The endpoint serves no vault."""
 
 
+class CaptureRefused(CaptureInvalid, BadRequest):
+    """A capture payload with a bad field: answered 400, the message naming the field."""
+
+
 class MemoryEndpoint:
     """The memory routes of one endpoint; the recall index is built once and kept warm."""
 
@@ -116,6 +122,12 @@ class MemoryEndpoint:
             self.index().refresh()
 
     def capture(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._capture(body)
+        except CaptureInvalid as bad:
+            raise CaptureRefused(str(bad)) from None
+
+    def _capture(self, body: dict[str, Any]) -> dict[str, Any]:
         _known(body, {"role", "text", "session_id", "timestamp", "context", "end_session"})
         ts = _timestamp(body.get("timestamp"))
         end = body.get("end_session", False)

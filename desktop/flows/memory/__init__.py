@@ -8,7 +8,7 @@ folder; the ones that call a model block — run them on a worker thread):
 - :func:`pending_batches` — closed and open batches with their pending lines;
 - :func:`consolidate` (``stop``, ``progress``) → :class:`Report`;
   :func:`last_report`;
-- :func:`rejected_fragments`, :func:`requeue_fragment`;
+- :func:`rejected_fragments`, :func:`quarantined_fragments`, :func:`requeue_fragment`;
 - :func:`subject_pages`;
 - :func:`recall` / :class:`RecallIndex`.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 from desktop.flows.memory.api import (
     PendingBatch,
     pending_batches,
+    quarantined_fragments,
     rejected_fragments,
     requeue_fragment,
     subject_pages,
@@ -57,6 +58,7 @@ __all__ = [
     "import_transcript",
     "last_report",
     "pending_batches",
+    "quarantined_fragments",
     "recall",
     "rejected_fragments",
     "requeue_fragment",

@@ -10,6 +10,7 @@ from desktop.flows.memory.batches import RawStore
 from desktop.flows.memory.consolidate import MemorySettings
 from desktop.flows.memory.pages import SubjectPage, read_pages
 from desktop.flows.memory.progress import read_progress
+from desktop.flows.memory.quarantine import REASON as QUARANTINE_REASON
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore
 from desktop.vault.layout import vault_root
 
@@ -75,8 +76,20 @@ def rejected_fragments(
     return out
 
 
+def quarantined_fragments(
+    vault: str | Path, *, settings: MemorySettings | None = None
+) -> list[tuple[RejectedFragment, str]]:
+    """The statements set aside after unreadable routing answers (:mod:`.quarantine`),
+    with their state; each one's ``proposal["answers"]`` holds the model's raw answers."""
+    return [
+        (frag, state)
+        for frag, state in rejected_fragments(vault, settings=settings)
+        if frag.reason == QUARANTINE_REASON
+    ]
+
+
 def requeue_fragment(vault: str | Path, fragment_id: str) -> RejectedFragment:
-    """Put a rejected fragment's lines back in the queue of the next consolidation."""
+    """Put a rejected or quarantined fragment's lines back in the queue of the next run."""
     store = RejectedStore(vault_root(vault))
     frag = store.get(fragment_id)
     store.request(fragment_id, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))

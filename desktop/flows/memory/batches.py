@@ -18,8 +18,9 @@ blanks a line, it never renumbers), and a batch file is never renamed, so a
 subject page's link ``…/.antinomy/raw/2026-11-30.tsv#L12`` keeps pointing at
 the same line.
 
-A batch closes on day change, when it reaches :data:`MAX_LINES` lines or
-:data:`MAX_BYTES` bytes, at session end, or on demand. This is engine state,
+A batch closes on day change (a turn of another day, earlier or later, opens the
+next batch), when it reaches :data:`MAX_LINES` lines or :data:`MAX_BYTES`
+bytes, at session end, or on demand; one batch at most is open. This is engine state,
 not notes: this module writes it directly (atomically: temp file, fsync,
 rename) under a short blocking lock, ``raw/.lock``.
 """
@@ -177,9 +178,11 @@ class RawStore:
         return Batch(batch_id, bool(reason), reason, tuple(lines))
 
     def open_batch(self) -> Batch | None:
-        ids = self.batch_ids()
-        if ids and not self.is_closed(ids[-1]):
-            return self.read(ids[-1])
+        """The batch turns go to: the last one not closed — an earlier day's too, opened
+        by a turn dated before the batch it followed (an older transcript imported)."""
+        for batch_id in reversed(self.batch_ids()):
+            if not self.is_closed(batch_id):
+                return self.read(batch_id)
         return None
 
     def closed_batches(self) -> list[Batch]:
@@ -236,6 +239,10 @@ class RawStore:
             current = None
         if current is None:
             current = Batch(self.new_batch_id(day), False, "", ())
+            # Only one batch is ever open: any other left open is closed, never stranded.
+            for batch_id in self.batch_ids():
+                if not self.is_closed(batch_id):
+                    self.close(batch_id, "day change")
         start = current.lines[-1].number + 1 if current.lines else 1
         added = tuple(
             RawLine(current.batch_id, start + i, time, role, session, text, continues=i > 0)

@@ -4,6 +4,13 @@ Only the ``primary`` context is kept (a subagent's turns are not the user's
 conversation). Secrets are masked before anything is written; a withdrawal
 instruction blanks the lines it names (:mod:`.withdraw`).
 
+A turn's time must lie between 1970-01-01 and a few minutes ahead of this
+computer's clock (:func:`check_time`): a batch is named after the day of its
+first turn and batches are taken in that order, so a turn dated 9999 would
+hold every later batch open, and one dated in year 1 would name a batch no
+listing reads. Out of range is refused with an error naming ``timestamp``; up
+to :data:`CLOCK_SLACK` ahead (clocks drift) is recorded as now.
+
 Thread-safety: any thread or process may call these; the raw folder's lock
 serialises the writes.
 """
@@ -12,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +34,9 @@ ROLES = ("user", "assistant")
 CONTEXTS = ("primary", "subagent")
 MAX_TURN_CHARS = 100_000
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+#: How far ahead of this computer's clock a turn's time may be (recorded as now).
+CLOCK_SLACK = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,24 @@ def check_turn(*, role: object, text: object, session_id: object, context: objec
         raise CaptureInvalid(f"context must be 'primary' or 'subagent', not {context!r}.")
 
 
+def check_time(ts: datetime, *, now: datetime | None = None) -> datetime:
+    """``ts`` in UTC, clamped to ``now`` when at most :data:`CLOCK_SLACK` ahead;
+    raises :class:`CaptureInvalid` naming ``timestamp`` when out of range."""
+    now = now or now_utc()
+    aware = ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+    try:
+        utc = aware.astimezone(UTC)
+    except (OverflowError, ValueError):
+        utc = None
+    if utc is None or utc < EARLIEST or utc > now + CLOCK_SLACK:
+        raise CaptureInvalid(
+            f"timestamp {ts.isoformat()} is out of range: give a time from 1970-01-01 to "
+            f"now ({format_time(now)}; at most {CLOCK_SLACK.seconds // 60} minutes ahead), "
+            "or leave timestamp out to use the time of capture."
+        )
+    return min(utc, now)
+
+
 def capture_turn(
     vault: str | Path,
     *,
@@ -68,8 +96,10 @@ def capture_turn(
     ts: datetime | None = None,
     context: str = "primary",
 ) -> CaptureResult:
-    """Record one turn. Returns what was written; raises :class:`CaptureInvalid` on bad input."""
+    """Record one turn. Returns what was written; raises :class:`CaptureInvalid` on bad input
+    (a time out of range included: see :func:`check_time`)."""
     check_turn(role=role, text=text, session_id=session_id, context=context)
+    when = check_time(ts) if ts is not None else now_utc()
     if context != "primary":
         return CaptureResult("skipped", reason="only the primary conversation is remembered")
     masked = mask_secrets(text)
@@ -77,7 +107,7 @@ def capture_turn(
     if not lines:
         return CaptureResult("skipped", reason="nothing but blank text")
     store = RawStore(vault_root(vault))
-    time = format_time(ts or now_utc())
+    time = format_time(when)
     scope = withdrawal_scope(text) if role == "user" else None
     with store.locked():
         earlier = _turn_to_withdraw(store, session_id) if scope == "previous" else ()

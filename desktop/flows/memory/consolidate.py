@@ -18,7 +18,9 @@ progress=None) -> Report``
    writing the pages, the progress journal and a log entry. A crash at any
    point consolidates the same input once: the watermark moves only with the pages.
 4. An unreadable routing answer stops the run with ``json_failure``: that step's
-   input stays pending, the raw answers are kept in ``.antinomy/memory/debug/``.
+   input stays pending, the raw answers are kept (masked) in
+   ``.antinomy/memory/debug/``. When the same statement fails in a second run it
+   is quarantined (:mod:`.quarantine`) and the run goes on without it.
 5. At most ``max_candidates_per_run`` candidates are routed per run; the rest
    stays pending for the next run (the report says how many lines).
 
@@ -50,7 +52,9 @@ from desktop.flows.memory.errors import ConsolidationBusy
 from desktop.flows.memory.extract import LineOutcome
 from desktop.flows.memory.pages import DEFAULT_FOLDER
 from desktop.flows.memory.progress import read_progress
+from desktop.flows.memory.quarantine import REASON as QUARANTINE_REASON
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore
+from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step, anything_pending, plan_steps
 from desktop.flows.memory.support import SUPPORT_THRESHOLD
 from desktop.vault.layout import state_dir, vault_root
@@ -256,17 +260,17 @@ def _consolidate(
         except StepStopped:
             return _report(run, "stopped", total_lines, "Stopped; finished steps were kept.")
         except StepFailed as failed:
-            debug = _save_debug(root, step, failed.raw_answers)
+            answers = [mask_secrets(a).text for a in failed.raw_answers]
+            debug = _save_debug(root, step, answers)
             report = _report(
                 run,
                 "json_failure",
                 total_lines,
                 f"The model's answer for {step.source} was not the expected JSON, even after "
-                f"a stricter retry; that input stays pending. Raw answers: {debug}",
+                f"a stricter retry; that input stays pending (if the same statement fails "
+                f"again next run, it is quarantined and the rest goes on). Raw answers: {debug}",
             )
-            return replace(
-                report, debug_path=str(debug), extract=(failed.raw_answers[0] or "")[:300]
-            )
+            return replace(report, debug_path=str(debug), extract=(answers[0] or "")[:300])
         run.steps += 1
         run.lines_consumed += step.span
     if on_progress:
@@ -275,6 +279,13 @@ def _consolidate(
 
 
 def _report(run: Run, status: Status, total_lines: int, message: str) -> Report:
+    quarantined = sum(1 for f in run.rejected if f.reason == QUARANTINE_REASON)
+    if quarantined:
+        note = (
+            f"{quarantined} statement(s) quarantined: the model's answer was unreadable in two "
+            "runs (list them with `antinomy memory quarantined`)."
+        )
+        message = f"{message} {note}".strip()
     return Report(
         status=status,
         accepted=tuple(run.accepted),

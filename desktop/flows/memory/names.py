@@ -7,6 +7,9 @@ digits and ``. ' & + -`` only. Refused in code, whatever proposed it:
 ``pronoun``    a pronoun or the speaker ("we", "I", "the user", "this")
 ``fragment``   starts or ends with a function word ("to small world", "the"), holds
                ``_`` or ``…``, or none of its words was said ("thetosmallworld")
+``token``      a word of it is a credential or an id, not a name: masked text, long
+               hex, key material ("Zp3Kq8Lm2Nx7…"); checked first, even against
+               existing subjects, so no page is ever named after a secret
 
 :func:`suggest_subjects` proposes names from the statement itself, best first:
 existing subjects the statement names, proper names (capitalised words not
@@ -20,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from desktop.flows.memory.pages import SubjectPage, clean_subject_name, subject_key
+from desktop.flows.memory.secret_rules import token_like
 from desktop.flows.memory.support import content_words, fold, word_set
 
 MAX_WORDS = 4
@@ -66,7 +70,8 @@ _TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]", re.UNICODE)
 
 
 def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str | None:
-    """Why ``name`` is not a subject name (``sentence``, ``pronoun``, ``fragment``), or None.
+    """Why ``name`` is not a subject name (``token``, ``sentence``, ``pronoun``, ``fragment``),
+    or None.
 
     ``said``: the user's words; every word of a new name must occur there (by its
     first 5 letters) unless the name is one of ``known`` (existing subjects).
@@ -74,6 +79,8 @@ def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str
     cleaned = " ".join(name.split())
     if not cleaned:
         return "fragment"
+    if any(token_like(w) for w in cleaned.split()):
+        return "token"
     if any(subject_key(cleaned) == subject_key(k) for k in known):
         return None
     if "_" in cleaned or "…" in cleaned or "..." in cleaned:

@@ -11,8 +11,9 @@ stricter retry, raw answers kept on failure)::
 The offered subjects are an enum: the existing subjects the statement names,
 the names code found in the statement (:func:`~.names.suggest_subjects`), then
 other existing subjects. A ``new_subject`` is length- and pattern-limited by
-the schema and checked again in code (:func:`~.names.name_problem`); a refused
-name falls back to the first offered subject, and the report says so.
+the schema and checked again in code (:func:`~.names.name_problem`: never a
+token-like word); a refused name falls back to the first offered subject, and
+the report says so.
 """
 
 from __future__ import annotations
@@ -166,4 +167,6 @@ def read_route(
     if problem is None:
         return Route(chosen, section, rephrased)
     fallback = offer.subjects[0] if offer.subjects else ""
-    return Route(fallback, section, rephrased, subject_refused=chosen, refused_reason=problem)
+    # A token-like name is not repeated in the report: it may be a secret the model echoed.
+    shown = "[secret:subject-name]" if problem == "token" else chosen
+    return Route(fallback, section, rephrased, subject_refused=shown, refused_reason=problem)

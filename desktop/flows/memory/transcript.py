@@ -7,6 +7,11 @@ blocks of the primary conversation. Skipped as tool noise: ``tool_use``,
 meta records, and the CLI's own wrappers (``<command-name>``,
 ``<local-command-stdout>``, ``<system-reminder>`` …). Every kept turn goes
 through :func:`capture_turn`, so masking and withdrawal apply as for live turns.
+
+Times are checked before anything is captured: a turn dated out of range
+(:func:`~.capture.check_time`: before 1970, or ahead of this computer's clock)
+refuses the whole file with its line number, and nothing is imported. A
+missing or unreadable time is the time of import, as before.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.flows.memory.capture import capture_turn
-from desktop.flows.memory.errors import TranscriptInvalid
+from desktop.flows.memory.capture import capture_turn, check_time
+from desktop.flows.memory.errors import CaptureInvalid, TranscriptInvalid
 
 _NOISE = re.compile(
     r"^\s*<(command-name|command-message|command-args|local-command-stdout|"
@@ -53,9 +58,9 @@ def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
         raise TranscriptInvalid(
             f"{path} is not UTF-8 text — is it a Claude Code transcript?"
         ) from None
-    records: list[dict[str, Any]] = []
+    records: list[tuple[int, dict[str, Any]]] = []
     bad = 0
-    for line in raw.splitlines():
+    for number, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -64,18 +69,26 @@ def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
             bad += 1
             continue
         if isinstance(value, dict):
-            records.append(value)
+            records.append((number, value))
         else:
             bad += 1
-    if not any(r.get("type") in ("user", "assistant") for r in records):
+    if not any(r.get("type") in ("user", "assistant") for _, r in records):
         raise TranscriptInvalid(
             f"{path} has no user or assistant messages ({bad} unreadable lines) — "
             "give a Claude Code transcript (.jsonl, one JSON record per line)."
         )
+    turns = [(number, record, _turn(record)) for number, record in records]
+    for number, _, turn in turns:
+        if turn is not None and turn[2] is not None:
+            try:
+                check_time(turn[2])
+            except CaptureInvalid as err:
+                raise TranscriptInvalid(
+                    f"{path} line {number}: {err} Nothing was imported."
+                ) from None
     captured = skipped = lines = secrets = withdrawn = 0
     fallback_session = _SESSION_SAFE.sub("-", path.stem)[:100] or "import"
-    for record in records:
-        turn = _turn(record)
+    for _, record, turn in turns:
         if turn is None:
             skipped += 1
             continue

@@ -1,8 +1,13 @@
 """One consolidation step: extract, route, gate, deduplicate, summarise, write one transaction.
 
 Called by :func:`~.consolidate.consolidate` on its worker thread; raises
-:class:`StepFailed` (unreadable routing answer: nothing written, the step's
-input stays pending) or :class:`StepStopped`.
+:class:`StepFailed` (a routing answer unreadable for the first time: nothing
+written, the step's input stays pending) or :class:`StepStopped`. A statement
+whose answer was unreadable in an earlier run too is quarantined instead
+(:mod:`.quarantine`) and the step goes on.
+
+Lines are masked again as they are read (:func:`~.secrets.mask_secrets`), so a
+batch captured before a masking rule existed never carries a secret further.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from desktop.flows.memory.pages import (
     subject_key,
 )
 from desktop.flows.memory.progress import log_write, progress_write, read_progress
+from desktop.flows.memory.quarantine import QUARANTINE_AFTER, FailureLog, quarantine_fragment
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore, fragment_id
 from desktop.flows.memory.route import (
     make_offer,
@@ -34,6 +40,7 @@ from desktop.flows.memory.route import (
     route_schema,
     route_shape,
 )
+from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step
 from desktop.flows.memory.summary import write_summary
 from desktop.vault.frontmatter import set_key
@@ -88,7 +95,8 @@ def run_step(
     for page in pages:
         for name in (page.name, *page.aliases):
             by_key.setdefault(subject_key(name), page)
-    extraction = extract_candidates(step.lines)
+    lines = [replace(line, text=mask_secrets(line.text).text) for line in step.lines]
+    extraction = extract_candidates(lines)
     details: dict[str, list[str]] = {}
     targets: dict[str, _Target] = {}
     accepted: list[tuple[AcceptedFact, str]] = []
@@ -114,11 +122,29 @@ def run_step(
         tokens[1] += result.tokens_out
         if result.status == "stopped":
             raise StepStopped
+        user_line = candidate.line_ids[-1]
         if result.status == "format_failure":
-            raise StepFailed(result.raw_answers)
+            runs, answers = FailureLog(root).record(
+                candidate, source=step.source, answers=result.raw_answers, at=now
+            )
+            if runs < QUARANTINE_AFTER:
+                raise StepFailed(result.raw_answers)
+            frag = quarantine_fragment(
+                candidate,
+                runs=runs,
+                answers=answers,
+                source=step.source,
+                source_ids=source_ids,
+                at=now,
+            )
+            rejected.append(frag)
+            run.candidates += 1
+            details.setdefault(user_line, []).append(
+                f"quarantined {frag.fragment_id}: routing answer unreadable in {runs} runs"
+            )
+            continue
         route = read_route(result.value, candidate, offer, known_pages)
         run.candidates += 1
-        user_line = candidate.line_ids[-1]
         if not route.subject:
             frag = _fragment(candidate, result.value, step.source, source_ids, now)
             rejected.append(frag)
