@@ -137,3 +137,22 @@ def test_the_cli_index_and_the_window_record_the_same_embedder(
     finally:
         embedder.close()
         window.close()
+
+
+def test_memory_consolidation_from_the_cli_writes_into_the_saved_subjects_folder(
+    antinomy_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.cli import memory_cmd
+    from desktop.service.memory_route import memory_settings
+    from tests.memory_helpers import RoutingGenerator, small_batch
+
+    _saved()
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    small_batch(vault)
+    monkeypatch.setattr(memory_cmd, "LazyGenerator", lambda runtime: RoutingGenerator())
+    assert main(["consolidate", "--vault", str(vault), "--no-judge", "--json"]) == 0
+    assert list((vault / "People and projects").glob("*.md"))
+    assert not (vault / "Antinomy" / "Subjects").exists()
+    # The endpoint's memory (capture, recall, background consolidation) reads it too.
+    assert memory_settings().subjects_folder == "People and projects"

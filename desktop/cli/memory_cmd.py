@@ -35,10 +35,10 @@ from desktop.flows.memory import (
     requeue_fragment,
 )
 from desktop.flows.progress import ProgressClock
+from desktop.flows.settings import Overrides, resolve
 from inference.engines import (
     LazyEmbedder,
     LazyGenerator,
-    RuntimeSettings,
     open_embedder,
     open_judge_or_none,
 )
@@ -151,9 +151,12 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_consolidate(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    engine = LazyGenerator(RuntimeSettings(llm_path=args.llm))
-    embedder = LazyEmbedder()
-    judge, _why = open_judge_or_none() if not args.no_judge else (None, "--no-judge")
+    run_settings = resolve(Overrides(llm_path=args.llm))
+    engine = LazyGenerator(run_settings.runtime)
+    embedder = LazyEmbedder(run_settings.runtime)
+    judge, _why = (
+        open_judge_or_none(run_settings.runtime) if not args.no_judge else (None, "--no-judge")
+    )
     clock = ProgressClock()  # the time left, from the steps' measured rate
     try:
         report = consolidate(
@@ -162,6 +165,7 @@ def run_consolidate(args: argparse.Namespace) -> int:
             judge=judge,
             embedder=embedder,
             force=args.force,
+            settings=run_settings.memory,
             progress=lambda done, total, what: progress(
                 f"[{done}/{total}] {clock.line(done, total, what)}"
             ),
@@ -200,9 +204,10 @@ def run_consolidate(args: argparse.Namespace) -> int:
 def run_recall(args: argparse.Namespace) -> int:
     require_query(args.query)
     root = vault_path(args)
-    embedder = open_embedder()
+    run_settings = resolve()
+    embedder = open_embedder(run_settings.runtime)
     try:
-        result = recall(root, args.query, embedder=embedder, k=args.k)
+        result = recall(root, args.query, embedder=embedder, k=args.k, settings=run_settings.memory)
     finally:
         embedder.close()
     if args.json:

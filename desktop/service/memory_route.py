@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop.flows.memory import MemorySettings
 from desktop.flows.memory.auto import AutoConsolidator
 from desktop.flows.memory.capture import capture_turn, end_session
 from desktop.flows.memory.errors import CaptureInvalid, MemoryError_, RecallInvalid
@@ -95,9 +96,11 @@ class MemoryEndpoint:
         embedder: Callable[[], Embedder],
         *,
         auto: AutoConsolidator | None = None,
+        settings: MemorySettings | None = None,
     ) -> None:
         self.vault_root = vault_root
         self._embedder = embedder
+        self._settings = settings or MemorySettings()
         #: Consolidates in the background after a batch closes (None: off for this endpoint).
         self.auto = auto
         self._index: RecallIndex | None = None
@@ -113,7 +116,7 @@ class MemoryEndpoint:
     def index(self) -> RecallIndex:
         with self._lock:
             if self._index is None:
-                self._index = RecallIndex(self._vault(), self._embedder())
+                self._index = RecallIndex(self._vault(), self._embedder(), settings=self._settings)
             return self._index
 
     def warm(self) -> None:
@@ -185,13 +188,16 @@ def memory_routes(context: _Context) -> Mapping[str, Handler]:
     if context.vault_root is not None:
         auto = AutoConsolidator(
             context.vault_root,
+            settings=memory_settings(),
             generator=runtime.queued_generator,
             embedder=runtime.queued_embedder,
             judge=lambda: _judge_or_none(runtime),
             enabled=auto_consolidate_enabled,
             closing=context.closing,
         )
-    endpoint = MemoryEndpoint(context.vault_root, runtime.queued_embedder, auto=auto)
+    endpoint = MemoryEndpoint(
+        context.vault_root, runtime.queued_embedder, auto=auto, settings=memory_settings()
+    )
     if context.vault_root is not None:
 
         def warm() -> None:
@@ -208,6 +214,17 @@ def memory_routes(context: _Context) -> Mapping[str, Handler]:
 
         threading.Thread(target=warm, name="antinomy-recall-warm", daemon=True).start()
     return endpoint.routes()
+
+
+def memory_settings() -> MemorySettings:
+    """Memory's folders as the user set them (a damaged settings file: the defaults, as the
+    window does)."""
+    from desktop.flows.settings import SettingsInvalid, resolve
+
+    try:
+        return resolve().memory
+    except SettingsInvalid:
+        return MemorySettings()
 
 
 def auto_consolidate_enabled() -> bool:

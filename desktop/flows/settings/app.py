@@ -22,6 +22,9 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import urlparse
 
 from desktop.flows.hunter import ScanSettings
+from desktop.flows.ingest.source_note import DEFAULT_FOLDER as DEFAULT_SOURCES_FOLDER
+from desktop.flows.memory.pages import DEFAULT_FOLDER as DEFAULT_SUBJECTS_FOLDER
+from desktop.flows.review.records import DEFAULT_PRINCIPLES_FOLDER
 from desktop.flows.settings.parse import from_mapping
 from inference import atomic
 from inference.embedder import EmbedderSettings
@@ -156,9 +159,9 @@ class EndpointSettings:
 
 @dataclass(frozen=True)
 class FolderSettings:
-    principles: str = "Antinomy/Principles"
-    subjects: str = "Antinomy/Subjects"
-    sources: str = "Antinomy/Sources"
+    principles: str = DEFAULT_PRINCIPLES_FOLDER
+    subjects: str = DEFAULT_SUBJECTS_FOLDER
+    sources: str = DEFAULT_SOURCES_FOLDER
     debug: str = "Antinomy/Debug"
 
     def __post_init__(self) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktop.flows.hunter import ScanSettings
+from desktop.flows.memory import MemorySettings
 from desktop.flows.settings.app import (
     BackendSettings,
     EmbedderBackendSettings,
@@ -52,6 +53,8 @@ class Resolved:
     runtime: RuntimeSettings
     folders: FolderSettings
     scan: ScanSettings
+    #: Memory's folders (its Subjects folder is the user's).
+    memory: MemorySettings
 
 
 def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -> Resolved:
@@ -81,4 +84,5 @@ def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -
     if o.judge_path:
         runtime = replace(runtime, judge_path=o.judge_path)
     scan = replace(s.scan_settings(), **{k: v for k, v in o.scan.items() if v is not None})
-    return Resolved(settings=s, runtime=runtime, folders=s.folders, scan=scan)
+    memory = MemorySettings(subjects_folder=s.folders.subjects)
+    return Resolved(settings=s, runtime=runtime, folders=s.folders, scan=scan, memory=memory)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.flows.memory import (
+    MemorySettings,
     PendingBatch,
     RecallIndex,
     RecallResult,
@@ -47,6 +48,7 @@ from desktop.flows.memory import (
 )
 from desktop.flows.memory.pages import SubjectPage
 from desktop.flows.progress import ProgressClock, plural
+from desktop.flows.settings import resolve
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import endpoint_for
 from desktop.ui.panels import PanelSpec
@@ -78,11 +80,12 @@ class MemoryListing:
     report: dict[str, Any] | None
 
 
-def read_listing(root: Path) -> MemoryListing:
+def read_listing(root: Path, settings: MemorySettings | None = None) -> MemoryListing:
     fragments = sorted(rejected_fragments(root), key=lambda fs: fs[0].at, reverse=True)
+    pages = subject_pages(root, settings=settings)
     return MemoryListing(
         tuple(pending_batches(root)),
-        tuple(sorted(subject_pages(root), key=lambda p: p.name.lower())),
+        tuple(sorted(pages, key=lambda p: p.name.lower())),
         tuple(fragments),
         last_report(root),
     )
@@ -321,7 +324,8 @@ class QtMemoryPanel(QWidget):
         request = self._list_request
 
         async def go() -> None:
-            listing = await self._c.run_in(self._c.read_pool, read_listing, root)
+            settings = resolve(saved=self._c.settings).memory
+            listing = await self._c.run_in(self._c.read_pool, read_listing, root, settings)
             if request == self._list_request and root == self._c.root:
                 self._fill(listing)
 
@@ -492,7 +496,8 @@ class QtMemoryPanel(QWidget):
         cached = self._recall_index
         if cached is not None and cached[0] == root and cached[1] is runtime:
             return cached[2]
-        index = RecallIndex(root, runtime.queued_embedder())
+        settings = resolve(saved=self._c.settings).memory
+        index = RecallIndex(root, runtime.queued_embedder(), settings=settings)
         self._recall_index = (root, runtime, index)
         return index
 

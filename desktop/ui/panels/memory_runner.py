@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 
 from desktop.flows.memory import Report, consolidate
+from desktop.flows.settings import resolve
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
 
@@ -53,6 +54,7 @@ class ConsolidationRunner(FlowRunner):
         embedder = runtime.queued_embedder()
         judge = runtime.queued_judge()  # the resident judge checks entailment and duplicates
         request, stop, progress = self._begin()
+        settings = resolve(saved=self._c.settings).memory
         self.sig_consolidation_started.emit()
 
         def work(vault: Path) -> Report:
@@ -64,6 +66,7 @@ class ConsolidationRunner(FlowRunner):
                 force=force,
                 stop=stop,
                 progress=progress,
+                settings=settings,
             )
 
         async def go() -> None:
