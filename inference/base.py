@@ -118,3 +118,21 @@ class Generator(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release the model."""
+
+
+def identity_fields(interface: type) -> tuple[str, ...]:
+    """The public attributes an engine interface declares (``model_id``, ``name``,
+    ``thresholds``…): what a proxy of such an engine must answer as its engine does."""
+    names: list[str] = []
+    for klass in reversed(interface.__mro__):
+        names += [n for n in vars(klass).get("__annotations__", {}) if not n.startswith("_")]
+    return tuple(dict.fromkeys(names))
+
+
+def adopt_identity(proxy: object, inner: object, interface: type) -> None:
+    """Give ``proxy`` the identity of the engine it stands for: every attribute
+    ``interface`` declares, read from ``inner`` (the proxy's own properties excepted)."""
+    for name in identity_fields(interface):
+        if isinstance(getattr(type(proxy), name, None), property) or not hasattr(inner, name):
+            continue
+        setattr(proxy, name, getattr(inner, name))

@@ -13,14 +13,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.base import (
+    Completion,
+    GenerationSettings,
+    Generator,
+    Message,
+    StopFlag,
+    adopt_identity,
+)
 from inference.embedder import Embedder, EmbedderSettings, Vectors
 from inference.errors import ModelUnavailable
 from inference.http_backend import HttpSettings
 from inference.http_embedder import HttpEmbedderSettings
 from inference.judge import Judge, JudgeSettings
 from inference.llama_backend import LlamaSettings
-from inference.registry import ModelSpec, ResolvedModel, default_spec, resolve_model
+from inference.registry import Kind, ModelSpec, ResolvedModel, default_spec, resolve_model
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +37,19 @@ ModelSeen = Callable[[ResolvedModel], None]
 
 @dataclass(frozen=True)
 class RuntimeSettings:
-    #: "embedded" (llama.cpp in-process) or "http" (OpenAI-compatible server).
-    backend: Literal["embedded", "http"] = "embedded"
+    #: The LLM's backend (a name in :data:`BACKENDS`): "embedded" (llama.cpp in-process)
+    #: or "http" (an OpenAI-compatible server).
+    backend: str = "embedded"
     llm_path: str | None = None
     embedder_path: str | None = None
     judge_path: str | None = None
     http: HttpSettings | None = None
-    #: "embedded" (ONNX in-process) or "http" (an OpenAI-compatible /v1/embeddings server).
-    embedder_backend: Literal["embedded", "http"] = "embedded"
+    #: The embedder's: "embedded" (ONNX in-process) or "http" (an OpenAI-compatible
+    #: /v1/embeddings server).
+    embedder_backend: str = "embedded"
     embedder_http: HttpEmbedderSettings | None = None
+    #: "embedded" (ONNX in-process): the judge's only backend today.
+    judge_backend: str = "embedded"
     llama: LlamaSettings = field(default_factory=LlamaSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
@@ -53,6 +64,109 @@ class RuntimeSettings:
 DEFAULTS = RuntimeSettings()
 
 
+#: The engine kinds, in the order a runtime brings them up.
+EngineKind = Literal["llm", "embedder", "judge"]
+
+
+@dataclass(frozen=True)
+class Build:
+    """What a backend's factory may use besides the settings."""
+
+    #: Told which model file the engine is built from, before it loads.
+    on_model: ModelSeen | None = None
+    #: How many of our other engines are working right now (llama.cpp's thread budget).
+    own_busy: Callable[[], int] | None = None
+    #: The manifest role to resolve (a judge: ``"guard"``).
+    role: str | None = None
+
+
+def _resolve(
+    kind: Kind, path: str | None, settings: RuntimeSettings, build: Build
+) -> ResolvedModel:
+    model = resolve_model(kind, path, verify=settings.verify_hashes, role=build.role)
+    if build.on_model is not None:
+        build.on_model(model)
+    return model
+
+
+def _llama(settings: RuntimeSettings, build: Build) -> Generator:
+    from inference.llama_backend import LlamaGenerator
+    from inference.threads import ThreadBudget
+
+    model = _resolve("llm", settings.llm_path, settings, build)
+    budget = ThreadBudget(fixed=settings.llama.threads, own_busy=build.own_busy)
+    return LlamaGenerator(model, settings.llama, budget=budget)
+
+
+def _http_generator(settings: RuntimeSettings, build: Build) -> Generator:
+    if settings.http is None:
+        raise ModelUnavailable("The HTTP backend is selected but has no URL — set it in Settings.")
+    from inference.http_backend import OpenAIHttpGenerator
+
+    return OpenAIHttpGenerator(settings.http)
+
+
+def _onnx_embedder(settings: RuntimeSettings, build: Build) -> Embedder:
+    from inference.embedder import OnnxEmbedder
+
+    model = _resolve("embedder", settings.embedder_path, settings, build)
+    # int8 was measured on the shipped model only: another file runs as it is.
+    if settings.embedder.int8 and model.verified:
+        try:
+            return OnnxEmbedder(model, settings.embedder)
+        except ModelUnavailable as exc:  # no `onnx`, no disk space, a graph it cannot quantise
+            log.warning("the embedder runs in fp32: %s", exc)
+    return OnnxEmbedder(model, replace(settings.embedder, int8=False))
+
+
+def _http_embedder(settings: RuntimeSettings, build: Build) -> Embedder:
+    if settings.embedder_http is None:
+        raise ModelUnavailable(
+            "The HTTP embedder is selected but has no URL — set it in Settings (or --embedder-url)."
+        )
+    from inference.http_embedder import OpenAIHttpEmbedder
+
+    return OpenAIHttpEmbedder(settings.embedder_http)
+
+
+def _onnx_judge(settings: RuntimeSettings, build: Build) -> Judge:
+    from inference.judge import OnnxJudge
+
+    return OnnxJudge(_resolve("judge", settings.judge_path, settings, build), settings.judge)
+
+
+#: Every engine kind and its backends, by the name the settings choose them with. A new
+#: backend is its module, a factory here and (for a model file) its manifest entry.
+BACKENDS: dict[EngineKind, dict[str, Callable[[RuntimeSettings, Build], Any]]] = {
+    "llm": {"embedded": _llama, "http": _http_generator},
+    "embedder": {"embedded": _onnx_embedder, "http": _http_embedder},
+    "judge": {"embedded": _onnx_judge},
+}
+
+
+def backend_of(kind: EngineKind, settings: RuntimeSettings) -> str:
+    """The backend ``settings`` choose for ``kind``."""
+    return {
+        "llm": settings.backend,
+        "embedder": settings.embedder_backend,
+        "judge": settings.judge_backend,
+    }[kind]
+
+
+def open_engine(
+    kind: EngineKind, settings: RuntimeSettings = DEFAULTS, build: Build = Build()
+) -> Any:
+    """Build the engine of ``kind`` with the backend ``settings`` choose."""
+    name = backend_of(kind, settings)
+    factory = BACKENDS[kind].get(name)
+    if factory is None:
+        raise ModelUnavailable(
+            f"No {kind} backend named {name!r}; this version has "
+            f"{', '.join(sorted(BACKENDS[kind]))}."
+        )
+    return factory(settings, build)
+
+
 def open_generator(
     settings: RuntimeSettings = DEFAULTS,
     *,
@@ -62,49 +176,16 @@ def open_generator(
     """The LLM: llama.cpp in-process, or the configured OpenAI-compatible server.
     ``own_busy``: how many of our other engines are working right now, for llama.cpp's
     thread budget (inference/threads.py)."""
-    if settings.backend == "http":
-        if settings.http is None:
-            raise ModelUnavailable(
-                "The HTTP backend is selected but has no URL — set it in Settings."
-            )
-        from inference.http_backend import OpenAIHttpGenerator
-
-        return OpenAIHttpGenerator(settings.http)
-    from inference.llama_backend import LlamaGenerator
-    from inference.threads import ThreadBudget
-
-    model = resolve_model("llm", settings.llm_path, verify=settings.verify_hashes)
-    if on_model is not None:
-        on_model(model)
-    budget = ThreadBudget(fixed=settings.llama.threads, own_busy=own_busy)
-    return LlamaGenerator(model, settings.llama, budget=budget)
+    generator: Generator = open_engine("llm", settings, Build(on_model, own_busy))
+    return generator
 
 
 def open_embedder(
     settings: RuntimeSettings = DEFAULTS, *, on_model: ModelSeen | None = None
 ) -> Embedder:
     """The sentence embedder: ONNX Runtime in-process, or the configured embedding server."""
-    if settings.embedder_backend == "http":
-        if settings.embedder_http is None:
-            raise ModelUnavailable(
-                "The HTTP embedder is selected but has no URL — set it in Settings "
-                "(or --embedder-url)."
-            )
-        from inference.http_embedder import OpenAIHttpEmbedder
-
-        return OpenAIHttpEmbedder(settings.embedder_http)
-    from inference.embedder import OnnxEmbedder
-
-    model = resolve_model("embedder", settings.embedder_path, verify=settings.verify_hashes)
-    if on_model is not None:
-        on_model(model)
-    # int8 was measured on the shipped model only: another file runs as it is.
-    if settings.embedder.int8 and model.verified:
-        try:
-            return OnnxEmbedder(model, settings.embedder)
-        except ModelUnavailable as exc:  # no `onnx`, no disk space, a graph it cannot quantise
-            log.warning("the embedder runs in fp32: %s", exc)
-    return OnnxEmbedder(model, replace(settings.embedder, int8=False))
+    embedder: Embedder = open_engine("embedder", settings, Build(on_model))
+    return embedder
 
 
 def open_int8_embedder(settings: RuntimeSettings, embedder: Embedder) -> Embedder | None:
@@ -127,12 +208,8 @@ def open_judge(
     """The contradiction judge on ONNX Runtime. ``role="guard"``: the judge the guard
     decides with (the manifest's guard entry, when it has one); a judge file the user
     chose serves every role."""
-    from inference.judge import OnnxJudge
-
-    model = resolve_model("judge", settings.judge_path, verify=settings.verify_hashes, role=role)
-    if on_model is not None:
-        on_model(model)
-    return OnnxJudge(model, settings.judge)
+    judge: Judge = open_engine("judge", settings, Build(on_model, role=role))
+    return judge
 
 
 def guard_judge_spec(settings: RuntimeSettings = DEFAULTS) -> ModelSpec | None:
@@ -174,10 +251,7 @@ class LazyGenerator(Generator):
     def inner(self) -> Generator:
         if self._inner is None:
             self._inner = open_generator(self._settings)
-            self.model_name = self._inner.model_name
-            self.model_id = self._inner.model_id
-            self.backend_name = self._inner.backend_name
-            self.leaves_machine = self._inner.leaves_machine
+            adopt_identity(self, self._inner, Generator)
         return self._inner
 
     @property
@@ -216,9 +290,7 @@ class LazyEmbedder(Embedder):
     def inner(self) -> Embedder:
         if self._inner is None:
             self._inner = open_embedder(self._settings)
-            self.dimension = self._inner.dimension
-            self.name = self._inner.name
-            self.model_id = self._inner.model_id
+            adopt_identity(self, self._inner, Embedder)
         return self._inner
 
     def embed(self, texts: Sequence[str]) -> Vectors:

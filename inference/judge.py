@@ -95,6 +95,17 @@ def _softmax(logits: npt.NDArray[np.float32]) -> Scores:
     return out
 
 
+def _label_columns(model: ResolvedModel) -> list[int]:
+    """Where the model answers each of :data:`LABELS`, as its manifest entry lists them."""
+    labels = model.spec.extra.get("labels", list(LABELS)) if model.spec else list(LABELS)
+    if not isinstance(labels, list) or sorted(map(str, labels)) != sorted(LABELS):
+        raise ModelUnavailable(
+            f"The manifest lists the judge's labels as {labels!r}; a judge answers "
+            f"{', '.join(LABELS)} in some order — fix models/manifest.toml."
+        )
+    return [labels.index(label) for label in LABELS]
+
+
 class OnnxJudge(Judge):
     """The shipped judge (or any 3-way BERT-style cross-encoder) on ONNX Runtime."""
 
@@ -146,6 +157,9 @@ class OnnxJudge(Judge):
                 f"{model.path} has no input named {', '.join(sorted(missing))}: it is not a "
                 "BERT-style cross-encoder — choose the judge exported by scripts/judge/export.py."
             )
+        #: Column of each of :data:`LABELS` in the model's output, from the manifest's
+        #: ``labels`` (a user's file without an entry: the order export.py writes).
+        self._columns = _label_columns(model)
         probe = self._logits([("a", "b")])
         if probe.shape != (1, len(LABELS)):
             raise ModelUnavailable(
@@ -164,7 +178,7 @@ class OnnxJudge(Judge):
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.asarray([e.type_ids for e in enc], dtype=np.int64)
         (logits,) = self._session.run(None, feed)
-        return np.asarray(logits, dtype=np.float32)
+        return np.asarray(logits, dtype=np.float32)[:, self._columns]
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
         n = len(pairs)

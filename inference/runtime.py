@@ -18,11 +18,21 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from inference.base import AnyStop, Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.base import (
+    AnyStop,
+    Completion,
+    GenerationSettings,
+    Generator,
+    Message,
+    StopFlag,
+    adopt_identity,
+)
 from inference.embedder import Embedder, Vectors
 from inference.engines import (
+    BACKENDS,
+    EngineKind,
     RuntimeSettings,
     guard_judge_spec,
     open_embedder,
@@ -42,8 +52,9 @@ __all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
 log = logging.getLogger(__name__)
 
-EngineName = Literal["llm", "embedder", "judge"]
-ENGINES: tuple[EngineName, ...] = ("llm", "embedder", "judge")
+EngineName = EngineKind
+#: The engines a runtime keeps resident: every registered kind.
+ENGINES: tuple[EngineName, ...] = tuple(BACKENDS)
 
 _WARM_TEXT = (
     "Antinomy keeps the user's notes on this machine. A tension is a pair of notes that "
@@ -570,11 +581,7 @@ class _QueuedGenerator(Generator):
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
         inner = runtime.generator
-        self.model_name = inner.model_name
-        self.model_id = inner.model_id
-        self.backend_name = inner.backend_name
-        self.leaves_machine = inner.leaves_machine
-        self.context_length = inner.context_length
+        adopt_identity(self, inner, Generator)
         self._inner = inner
 
     def complete(
@@ -598,12 +605,7 @@ class _QueuedGenerator(Generator):
 class _QueuedEmbedder(Embedder):
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        inner = runtime.embedder
-        self.dimension = inner.dimension
-        self.name = inner.name
-        self.model_id = inner.model_id
-        self.tokenizer_path = inner.tokenizer_path
-        self.leaves_machine = inner.leaves_machine
+        adopt_identity(self, runtime.embedder, Embedder)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._runtime.submit_embed(texts).result()
@@ -616,11 +618,7 @@ class _QueuedJudge(Judge):
         self._runtime = runtime
         self._direct = direct
         self._inner = inner
-        inner = inner or runtime.judge
-        self.name = inner.name
-        self.model_id = inner.model_id
-        self.thresholds = inner.thresholds
-        self.note_model = inner.note_model
+        adopt_identity(self, inner or runtime.judge, Judge)
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
         if self._direct:

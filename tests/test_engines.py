@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from desktop.flows.embedding import embedding_model
+from inference.base import adopt_identity
+from inference.embedder import Embedder
 from inference.engines import (
+    BACKENDS,
     LazyEmbedder,
     LazyGenerator,
     RuntimeSettings,
@@ -102,3 +107,55 @@ def test_model_ids_come_from_the_base_classes() -> None:
         judge.close()
         if guard is not None:
             guard.close()
+
+
+def test_a_backend_is_one_entry_in_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new backend: its factory registered under a name the settings choose."""
+
+    class Echo(Embedder):
+        dimension = 2
+        name = "echo"
+        model_id = "echo@1"
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    monkeypatch.setitem(BACKENDS["embedder"], "echo", lambda settings, build: Echo())
+    embedder = open_embedder(RuntimeSettings(embedder_backend="echo"))
+    assert isinstance(embedder, Echo)
+    lazy = LazyEmbedder(RuntimeSettings(embedder_backend="echo"))
+    assert lazy.embed(["a"]).shape == (1, 2) and lazy.model_id == "echo@1"
+
+
+def test_an_unknown_backend_names_the_ones_there_are() -> None:
+    with pytest.raises(ModelUnavailable) as info:
+        open_embedder(RuntimeSettings(embedder_backend="grpc"))
+    assert str(info.value) == "No embedder backend named 'grpc'; this version has embedded, http."
+
+
+def test_a_proxy_answers_every_attribute_its_interface_declares() -> None:
+    class Engine(ABC):
+        model_id: str = ""
+        thresholds: tuple[float, ...] = ()
+
+        @abstractmethod
+        def run(self) -> None: ...
+
+    class Inner(Engine):
+        model_id = "inner@1"
+        thresholds = (0.5,)
+
+        def run(self) -> None:
+            return None
+
+    class Proxy(Engine):
+        @property
+        def model_id(self) -> str:  # type: ignore[override]
+            return "own"
+
+        def run(self) -> None:
+            return None
+
+    proxy = Proxy()
+    adopt_identity(proxy, Inner(), Engine)
+    assert proxy.thresholds == (0.5,) and proxy.model_id == "own"

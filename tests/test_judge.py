@@ -87,3 +87,27 @@ def test_a_pairs_score_does_not_depend_on_what_it_is_judged_with() -> None:
     for k in range(1, len(others) + 1):
         together = judge.score([pair, *others[:k]])[0]
         assert np.allclose(alone, together, atol=1e-6), k
+
+
+def test_the_judge_reads_its_label_order_from_the_manifest() -> None:
+    from dataclasses import replace
+
+    from inference.judge import _label_columns
+
+    model = resolve_model("judge")
+    assert model.spec is not None
+    assert _label_columns(model) == [0, 1, 2]
+    swapped = replace(
+        model,
+        spec=replace(
+            model.spec,
+            extra={**model.spec.extra, "labels": ["neutral", "contradiction", "entailment"]},
+        ),
+    )
+    assert _label_columns(swapped) == [1, 2, 0]
+    bad = replace(
+        model,
+        spec=replace(model.spec, extra={**model.spec.extra, "labels": ["yes", "no", "maybe"]}),
+    )
+    with pytest.raises(ModelUnavailable, match=r"fix models/manifest\.toml"):
+        _label_columns(bad)
