@@ -17,12 +17,13 @@ from desktop.flows.hunter.records import (
     Excluded,
     Mode,
     Pair,
+    ScanError,
     ScanRun,
     ScanSettings,
     dropped_phrase,
     load_last_run,
 )
-from desktop.flows.hunter.scan import ScanError, scan
+from desktop.flows.hunter.scan import scan
 
 __all__ = [
     "DEBUG_FOLDER",

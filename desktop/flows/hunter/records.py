@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from desktop.vault.layout import state_dir
 from inference import atomic
+from inference.errors import AntinomyError
 
 Mode = Literal["classic", "focus", "whole-vault"]
 MODES: tuple[Mode, ...] = ("classic", "focus", "whole-vault")
@@ -68,6 +69,10 @@ def dropped_phrase(reason: str, n: int) -> str:
 
 
 _CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+
+class ScanError(AntinomyError):
+    """The scan cannot start (bad focus note, too few notes, no embeddings)."""
 
 
 @dataclass(frozen=True)

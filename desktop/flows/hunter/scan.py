@@ -34,21 +34,16 @@ from desktop.flows.hunter.prompt import (
     labels_for,
 )
 from desktop.flows.hunter.records import (
-    MODES,
     Attempt,
     Excluded,
     Mode,
+    ScanError,
     ScanRun,
     ScanSettings,
     save_last_run,
     sort_pairs,
 )
-from desktop.flows.hunter.select import (
-    classic_candidates,
-    focus_neighbours,
-    scannable,
-    whole_vault_pairs,
-)
+from desktop.flows.hunter.select import SOURCES
 from desktop.flows.hunter.verify import (
     NoteInPrompt,
     Verifier,
@@ -70,22 +65,17 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]
 
-#: Focus mode asks for this many neighbours beyond its count, to replace the ones the
-#: vault already records a clash with (a tension note's sides, a superseded decision).
-_RECORDED_SLACK = 8
 #: Tokens kept free besides the answer: chat template, rounding of estimates.
 _MARGIN = 96
-
-
-class ScanError(AntinomyError):
-    """The scan cannot start (bad focus note, too few notes, no embeddings)."""
 
 
 def _now() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
-class _Scan:
+class ScanJob:
+    """One run of :func:`scan`: its index, engines, verifier and counts."""
+
     def __init__(
         self,
         index: VaultIndex,
@@ -411,10 +401,10 @@ def scan(
             "The scan cannot judge: the contradiction judge is not loaded — run "
             "`antinomy doctor` to see why (the file ships in models/judge/)."
         )
-    if mode not in MODES:
+    if mode not in SOURCES:
         raise ScanError(f"Unknown scan mode {mode!r}: use classic, focus or whole-vault.")
-    if mode == "focus" and not focus:
-        raise ScanError("Focus mode needs a focus note.")
+    if SOURCES[mode].uses_focus and not focus:
+        raise ScanError(f"A {mode} scan needs a focus note.")
     if index.embedding is None:
         raise ScanError(
             "The scan compares sentences by meaning and needs the embedding index: open the "
@@ -422,36 +412,29 @@ def scan(
         )
     started = time.perf_counter()
     started_at = _now()
-    s = _Scan(index, engine, settings, stop, progress, judge)
-    s.verifier.focus = focus if mode == "focus" else None
+    s = ScanJob(index, engine, settings, stop, progress, judge)
+    source = SOURCES[mode]
+    focus = focus if source.uses_focus else None
+    s.verifier.focus = focus
     status = "ok"
     error: str | None = None
     candidates = examined = considered = 0
     try:
-        if mode == "whole-vault":
-            candidates, examined, considered, status = _whole_vault(s)
-        else:
-            paths = _single_prompt_notes(s, mode, focus)
-            candidates = len(paths) + len(s.excluded)
-            examined = len(paths)
-            if mode == "classic":
-                pairs = [(a, b) for i, a in enumerate(paths) for b in paths[i + 1 :]]
-            else:
-                pairs = [(paths[0], p) for p in paths[1:]]
-            considered = len(pairs)
-            s.judge_note_pairs(pairs)
-            status = "stopped" if s.stopped() else "ok"
-            if mode == "classic" and settings.ask_model and status == "ok":
-                first = len(s.verifier.accepted)
-                s.tick(0, 1, f"asking the model about {examined} notes")
-                # The model may propose a pair the judge found: let it through verification
-                # so the two merge (the model's description, the judge's quotes).
-                judged = s.verifier.forget_seen()
-                status = s.ask(paths, focus=None)
-                s.verifier.remember_seen(judged)
-                if status == "format_failure" and first:
-                    status = "ok"  # the judge's pairs stand; the failure is counted
-                s.recheck_model_pairs(first)
+        found = source.find(s, focus)
+        candidates, examined, considered = found.candidates, found.examined, len(found.pairs)
+        s.judge_note_pairs(found.pairs)
+        status = "stopped" if s.stopped() else "ok"
+        if found.ask_model and settings.ask_model and status == "ok":
+            first = len(s.verifier.accepted)
+            s.tick(0, 1, f"asking the model about {examined} notes")
+            # The model may propose a pair the judge found: let it through verification
+            # so the two merge (the model's description, the judge's quotes).
+            judged = s.verifier.forget_seen()
+            status = s.ask(found.ask_model, focus=None)
+            s.verifier.remember_seen(judged)
+            if status == "format_failure" and first:
+                status = "ok"  # the judge's pairs stand; the failure is counted
+            s.recheck_model_pairs(first)
     except ScanError:
         s.close()
         raise
@@ -478,7 +461,7 @@ def scan(
         started_at=started_at,
         mode=mode,
         status=status,  # type: ignore[arg-type]
-        focus=focus if mode == "focus" else None,
+        focus=focus,
         model=engine.model_name,
         backend=engine.backend_name,
         duration=time.perf_counter() - started,
@@ -518,59 +501,3 @@ def scan(
         except OSError as exc:  # the results still show; only the restart copy is lost
             log.warning("could not keep the last scan: %s", exc)
     return run
-
-
-def _single_prompt_notes(s: _Scan, mode: Mode, focus: str | None) -> list[str]:
-    if mode == "classic":
-        ordered = classic_candidates(s.index, s.settings)
-        chosen = ordered[: s.settings.cap]
-        for path in ordered[s.settings.cap :]:
-            s.excluded.append(Excluded(path, f"beyond the cap of {s.settings.cap} newest notes"))
-        loaded = s.load(chosen)
-        paths = s.fit(loaded) if s.settings.ask_model else loaded
-    else:
-        assert focus is not None
-        if s.index.summaries([focus]).get(focus) is None:
-            raise ScanError(f"The focus note {focus!r} is not in the index of this vault.")
-        eligible, _ = scannable(s.index, s.settings)
-        # A neighbour the vault records a clash with (s.recorded) takes no neighbour's place,
-        # as it takes no place in a whole-vault budget: the next nearest is judged instead.
-        k = s.settings.neighbours
-        near: list[str] = []
-        for path, _ in focus_neighbours(s.index, focus, eligible, k + _RECORDED_SLACK):
-            if len(near) == k:
-                break
-            if not s.recorded(focus, path):
-                near.append(path)
-        if not near:  # no vectors: fall back to the classic candidates
-            near = [p for p in classic_candidates(s.index, s.settings) if p != focus]
-            near = near[: s.settings.neighbours]
-        loaded = s.load([focus, *near])
-        if focus not in loaded:
-            raise ScanError(f"The focus note {focus!r} cannot be read or is empty.")
-        paths = loaded
-    if len(paths) < 2:
-        raise ScanError(
-            f"A {mode} scan needs at least two notes to compare; this vault has {len(paths)} "
-            f"eligible (types: {', '.join(s.settings.types)}; open ones only)."
-        )
-    return paths
-
-
-def _whole_vault(s: _Scan) -> tuple[int, int, int, str]:
-    if s.index.vectors is None or len(s.index.vectors) == 0:
-        raise ScanError(
-            "A whole-vault scan needs the embedding index: index the vault with the embedder "
-            "first (`antinomy index`)."
-        )
-    eligible, excluded = scannable(s.index, s.settings)
-    s.excluded.extend(excluded)
-    s.tick(0, 1, "finding candidate pairs")
-    wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings, skip=s.recorded)
-    s.excluded.extend(left_out)
-    loaded = set(s.load(sorted({p for pair in wanted for p in pair})))
-    pairs = [(a, b) for a, b in wanted if a in loaded and b in loaded]
-    s.judge_note_pairs(pairs)
-    examined = {p for pair in pairs for p in pair}
-    status = "stopped" if s.stopped() else "ok"
-    return len(eligible), len(examined), len(pairs), status

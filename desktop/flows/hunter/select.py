@@ -1,17 +1,22 @@
-"""Which notes a scan sends, per mode, and how whole-vault pairs are batched."""
+"""Which notes a scan sends, per mode (:data:`SOURCES`), and how whole-vault pairs are
+batched."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from desktop.flows.hunter.records import Excluded, ScanSettings
+from desktop.flows.hunter.records import Excluded, Mode, ScanError, ScanSettings
 from desktop.flows.hunter.verify import records_pair
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import read_note
+
+if TYPE_CHECKING:
+    from desktop.flows.hunter.scan import ScanJob
 
 #: Statuses that take a note out of classic mode ("open tensions and substrates").
 CLOSED_STATUSES = frozenset({"resolved", "closed", "done", "superseded", "archived"})
@@ -184,3 +189,102 @@ def shown_candidates(
     notes = {p: read_note(root, p) for pair in pairs for p in pair}
     kept = [(a, b) for a, b in pairs if not records_pair(notes[a], notes[b])]
     return kept, {p: notes[p].body for pair in kept for p in pair}
+
+
+# ------------------------------------------------------------------ sources by mode
+
+#: Focus mode asks for this many neighbours beyond its count, to replace the ones the
+#: vault already records a clash with (a tension note's sides, a superseded decision).
+RECORDED_SLACK = 8
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What a mode's candidate source hands the judge."""
+
+    pairs: list[tuple[str, str]]
+    #: Notes the mode could have compared, and those it did.
+    candidates: int
+    examined: int
+    #: Notes whose pairs the language model is asked for too (classic mode).
+    ask_model: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Source:
+    find: Callable[[ScanJob, str | None], _Found]
+    #: The mode compares one note (the focus) with others.
+    uses_focus: bool = False
+
+
+def _classic(s: ScanJob, focus: str | None) -> _Found:
+    """The newest open tensions and substrates, every pair of them."""
+    ordered = classic_candidates(s.index, s.settings)
+    chosen = ordered[: s.settings.cap]
+    for path in ordered[s.settings.cap :]:
+        s.excluded.append(Excluded(path, f"beyond the cap of {s.settings.cap} newest notes"))
+    loaded = s.load(chosen)
+    paths = _enough("classic", s, s.fit(loaded) if s.settings.ask_model else loaded)
+    pairs = [(a, b) for i, a in enumerate(paths) for b in paths[i + 1 :]]
+    return _Found(pairs, len(paths) + len(s.excluded), len(paths), ask_model=paths)
+
+
+def _focus(s: ScanJob, focus: str | None) -> _Found:
+    """The focus note against its nearest neighbours."""
+    assert focus is not None
+    if s.index.summaries([focus]).get(focus) is None:
+        raise ScanError(f"The focus note {focus!r} is not in the index of this vault.")
+    eligible, _ = scannable(s.index, s.settings)
+    # A neighbour the vault records a clash with (s.recorded) takes no neighbour's place,
+    # as it takes no place in a whole-vault budget: the next nearest is judged instead.
+    k = s.settings.neighbours
+    near: list[str] = []
+    for path, _ in focus_neighbours(s.index, focus, eligible, k + RECORDED_SLACK):
+        if len(near) == k:
+            break
+        if not s.recorded(focus, path):
+            near.append(path)
+    if not near:  # no vectors: fall back to the classic candidates
+        near = [p for p in classic_candidates(s.index, s.settings) if p != focus]
+        near = near[: s.settings.neighbours]
+    loaded = s.load([focus, *near])
+    if focus not in loaded:
+        raise ScanError(f"The focus note {focus!r} cannot be read or is empty.")
+    paths = _enough("focus", s, loaded)
+    pairs = [(paths[0], p) for p in paths[1:]]
+    return _Found(pairs, len(paths) + len(s.excluded), len(paths))
+
+
+def _enough(mode: Mode, s: ScanJob, paths: list[str]) -> list[str]:
+    if len(paths) < 2:
+        raise ScanError(
+            f"A {mode} scan needs at least two notes to compare; this vault has {len(paths)} "
+            f"eligible (types: {', '.join(s.settings.types)}; open ones only)."
+        )
+    return paths
+
+
+def _whole_vault(s: ScanJob, focus: str | None) -> _Found:
+    """Candidate pairs from the embedding index, within the run's budget."""
+    if s.index.vectors is None or len(s.index.vectors) == 0:
+        raise ScanError(
+            "A whole-vault scan needs the embedding index: index the vault with the embedder "
+            "first (`antinomy index`)."
+        )
+    eligible, excluded = scannable(s.index, s.settings)
+    s.excluded.extend(excluded)
+    s.tick(0, 1, "finding candidate pairs")
+    wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings, skip=s.recorded)
+    s.excluded.extend(left_out)
+    loaded = set(s.load(sorted({p for pair in wanted for p in pair})))
+    pairs = [(a, b) for a, b in wanted if a in loaded and b in loaded]
+    examined = {p for pair in pairs for p in pair}
+    return _Found(pairs, len(eligible), len(examined))
+
+
+#: Where each mode finds the note pairs it judges.
+SOURCES: dict[Mode, _Source] = {
+    "classic": _Source(_classic),
+    "focus": _Source(_focus, uses_focus=True),
+    "whole-vault": _Source(_whole_vault),
+}
