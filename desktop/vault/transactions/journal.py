@@ -37,7 +37,7 @@ from desktop.vault.errors import VaultError
 from desktop.vault.layout import STATE_DIR, state_dir
 from desktop.vault.transactions.errors import PlanInvalid, RecordUnsafe
 from desktop.vault.transactions.faults import checkpoint
-from desktop.vault.transactions.fsio import fsync_dir, write_temp
+from desktop.vault.transactions.fsio import fsync_dir, read_file, write_temp
 from desktop.vault.transactions.paths import check_relative_path
 from desktop.vault.transactions.plan import (
     ACTIONS,
@@ -105,7 +105,7 @@ def _done_path(root: Path, operation_id: str) -> Path:
 
 
 def images_dir(root: Path, operation_id: str) -> Path:
-    return journal_dir(root) / "images" / operation_id
+    return state_dir(root, "journal", "images") / operation_id
 
 
 def before_image_rel(operation_id: str, index: int) -> str:
@@ -132,11 +132,13 @@ def begin(root: Path, record: JournalRecord, images: Mapping[int, bytes]) -> Non
     if old.exists():
         old.unlink()
         fsync_dir(old.parent)
-    shutil.rmtree(images_dir(root, op), ignore_errors=True)
+    folder = images_dir(root, op)
+    if folder.is_symlink():  # not left by an earlier attempt: never written through
+        folder.unlink()
+    shutil.rmtree(folder, ignore_errors=True)
     _write_record(_pending_path(root, op), record)
     checkpoint("journal-pending")
-    folder = images_dir(root, op)
-    folder.mkdir(parents=True)
+    folder.mkdir()
     for index, data in sorted(images.items()):
         # Private whatever the note's own mode: the journal must not widen who can read it.
         write_temp(folder / str(index), data, mode=0o600)
@@ -246,9 +248,10 @@ def _check_record(record: JournalRecord, file_stem: str) -> None:
 
 
 def before_image(root: Path, operation_id: str, index: int) -> bytes | None:
+    """The kept bytes, or ``None`` if missing or not a file the journal wrote (a link)."""
     try:
-        return (images_dir(root, operation_id) / str(index)).read_bytes()
-    except FileNotFoundError:
+        return read_file(images_dir(root, operation_id) / str(index))
+    except OSError:
         return None
 
 
