@@ -107,6 +107,22 @@ def test_a_change_to_the_second_note_rolls_the_first_back(
     assert (vault / "B.md").read_text() == B + TYPED
 
 
+def test_a_save_while_the_new_bytes_are_written_is_not_overwritten(
+    vault: Path, at_step: Callable[[str, Callable[[], None]], None]
+) -> None:
+    """The note is checked once its new bytes are on disk, right before the rename: a save
+    made while they were written is seen (before, it was renamed over and lost)."""
+    plan = two_notes(vault)
+    approval = inspect_plan(vault, plan).approval
+    at_step("file:1:temp-synced", lambda: (vault / "B.md").write_text(B + TYPED))
+    with pytest.raises(VaultChanged) as info:
+        apply_plan(vault, plan, approval=approval)
+    assert info.value.paths == ("B.md",)
+    assert (vault / "B.md").read_text() == B + TYPED
+    assert (vault / "A.md").read_text() == A
+    assert leftovers(vault) == []
+
+
 def test_a_save_on_the_lines_the_operation_changed_is_left_and_reported(
     vault: Path, at_step: Callable[[str, Callable[[], None]], None]
 ) -> None:

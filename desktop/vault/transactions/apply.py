@@ -232,8 +232,14 @@ def _write_one(root: Path, operation_id: str, index: int, w: Write, target: Path
                 f"{w.path} appeared while Antinomy was writing.", (w.path,)
             ) from None
         return
-    _still_expected(w, target)
-    atomic_write(target, w.content, tmp=tmp, label=label, must_not_exist=False)
+    atomic_write(
+        target,
+        w.content,
+        tmp=tmp,
+        label=label,
+        must_not_exist=False,
+        check=lambda: _still_expected(w, target),
+    )
 
 
 def _still_expected(w: Write, target: Path) -> None:

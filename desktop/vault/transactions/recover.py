@@ -210,11 +210,27 @@ def _restore_at(
             return Conflict(entry.path, "it was edited on the lines this operation changed", kept)
         data = merged
     make_dirs(root, missing_folders(root, target))
-    if edited and current_sha256(target) != current:  # saved again meanwhile: look again
+
+    def unchanged() -> None:
+        if edited and current_sha256(target) != current:
+            raise _SavedAgain
+
+    try:
+        atomic_write(
+            target,
+            data,
+            tmp=temp_path(target, op, entry.path),
+            label=f"recover:{index}",
+            must_not_exist=False,
+            check=unchanged,
+        )
+    except _SavedAgain:  # saved again meanwhile: look again
         return Conflict(entry.path, _CHANGED, kept)
-    tmp = temp_path(target, op, entry.path)
-    atomic_write(target, data, tmp=tmp, label=f"recover:{index}", must_not_exist=False)
     return MERGED if edited else 1
+
+
+class _SavedAgain(Exception):
+    """The file changed between reading it and replacing it."""
 
 
 def notify(on_change: OnChange | None, paths: Sequence[str]) -> None:
