@@ -285,7 +285,6 @@ def write_hooks_file(target: Target, data: dict[str, Any]) -> Path | None:
 def install(
     target: Target, *, mode: str | None, vault: Path | None, port: int | None
 ) -> Path | None:
-    refuse_links(target)
     data, _ = without_ours(read_hooks_file(target.path))
     hooks = dict(data.get("hooks") or {})
     for event, group in our_entries(target.agent, mode=mode, vault=vault, port=port).items():
@@ -296,7 +295,6 @@ def install(
 def uninstall(target: Target) -> int:
     if not target.path.exists():
         return 0
-    refuse_links(target)
     data, removed = without_ours(read_hooks_file(target.path))
     if removed:
         write_hooks_file(target, data)

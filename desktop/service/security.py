@@ -52,6 +52,10 @@ def proof_message(port: int, nonce: str) -> bytes:
     return f"antinomy-endpoint-proof/1 port={port} nonce={nonce}".encode("ascii")
 
 
+class TokenFileUnsafe(EndpointError):
+    """The token file is a link or not a regular file: it is neither used nor changed."""
+
+
 def token_path() -> Path:
     return config_dir() / TOKEN_FILE
 
@@ -82,10 +86,6 @@ def load_or_create_token(path: Path | None = None) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
     return token
-
-
-class TokenFileUnsafe(EndpointError):
-    """The token file is a link or not a regular file: it is neither used nor changed."""
 
 
 def _read_token(path: Path) -> str:

@@ -92,10 +92,6 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def journal_dir(root: Path) -> Path:
-    return state_dir(root, "journal")
-
-
 def _pending_path(root: Path, operation_id: str) -> Path:
     return state_dir(root, "journal", "pending") / f"{operation_id}.json"
 

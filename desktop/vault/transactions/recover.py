@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from desktop.vault.errors import VaultError
 from desktop.vault.layout import vault_root
@@ -129,9 +130,9 @@ def roll_back(
             ) from exc
         if isinstance(outcome, Conflict):
             conflicts.append(outcome)
-        elif outcome:
+        elif outcome != "as_before":
             restored.append(path)
-            if outcome == MERGED:
+            if outcome == "merged":
                 merged.append(path)
         checkpoint(f"recover:{index}:done")
     remove_empty_dirs(root, record.created_dirs)
@@ -151,8 +152,9 @@ def roll_back(
     )
 
 
-#: :func:`_restore_one`'s answer for a file restored with a later edit kept.
-MERGED = 2
+#: What :func:`_restore_one` did: nothing (the file already held its before-image), put the
+#: before-image back, or took the operation's change out of a later edit.
+Restored = Literal["as_before", "restored", "merged"]
 #: An editor that saves in place (truncate, then write) can be caught mid-save: when an
 #: apply rolls back its own writes, a file it cannot restore is looked at again this many
 #: times, this far apart, before it is reported.
@@ -163,9 +165,8 @@ _CHANGED = "it was changed by someone else after the interruption"
 
 def _restore_one(
     root: Path, record: JournalRecord, index: int, written: bytes | None
-) -> int | Conflict:
-    """Restore one file: 1 if restored, :data:`MERGED` if restored around a later edit,
-    0 if it already was, or the conflict."""
+) -> Restored | Conflict:
+    """Restore one file, or say why not."""
     op = record.operation_id
     entry = record.entries[index]
     kept = before_image_rel(op, index) if entry.before_sha256 is not None else None
@@ -174,7 +175,7 @@ def _restore_one(
     except PlanInvalid as exc:
         return Conflict(entry.path, f"its path is no longer safe ({exc})", kept)
     temp_path(target, op, entry.path).unlink(missing_ok=True)
-    outcome: int | Conflict = 0
+    outcome: Restored | Conflict = "as_before"
     for attempt in range(SETTLE_ATTEMPTS if written is not None else 1):
         if attempt:
             time.sleep(SETTLE_SECONDS)
@@ -186,20 +187,20 @@ def _restore_one(
 
 def _restore_at(
     root: Path, record: JournalRecord, index: int, target: Path, written: bytes | None
-) -> int | Conflict:
+) -> Restored | Conflict:
     op = record.operation_id
     entry = record.entries[index]
     kept = before_image_rel(op, index) if entry.before_sha256 is not None else None
     now = read_file(target)
     current = None if now is None else sha256_bytes(now)
     if current == entry.before_sha256:
-        return 0
+        return "as_before"
     edited = current != entry.after_sha256
     if edited and (written is None or now is None or entry.before_sha256 is None):
         return Conflict(entry.path, _CHANGED, kept)
     if entry.before_sha256 is None:
         remove_file(target, label=f"recover:{index}")
-        return 1
+        return "restored"
     data = journal.before_image(root, op, index)
     if data is None or sha256_bytes(data) != entry.before_sha256:
         return Conflict(entry.path, "the journal's copy of its earlier version is damaged", None)
@@ -226,7 +227,7 @@ def _restore_at(
         )
     except _SavedAgain:  # saved again meanwhile: look again
         return Conflict(entry.path, _CHANGED, kept)
-    return MERGED if edited else 1
+    return "merged" if edited else "restored"
 
 
 class _SavedAgain(Exception):
