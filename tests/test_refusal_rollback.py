@@ -78,7 +78,7 @@ def two_notes(root: Path) -> Plan:
 def test_a_save_on_top_of_the_first_write_keeps_the_save_and_drops_the_change(
     vault: Path, at_step: Callable[[str, Callable[[], None]], None]
 ) -> None:
-    """Before: the refusal left A with the operation's change (and the save), B without."""
+    """Left as it is, A would keep the operation's change (under the save) and B not."""
     plan = two_notes(vault)
     approval = inspect_plan(vault, plan).approval
     at_step("file:0:done", editor_adds_a_line(vault / "A.md"))
@@ -111,7 +111,7 @@ def test_a_save_while_the_new_bytes_are_written_is_not_overwritten(
     vault: Path, at_step: Callable[[str, Callable[[], None]], None]
 ) -> None:
     """The note is checked once its new bytes are on disk, right before the rename: a save
-    made while they were written is seen (before, it was renamed over and lost)."""
+    made while they were written is seen, not renamed over and lost."""
     plan = two_notes(vault)
     approval = inspect_plan(vault, plan).approval
     at_step("file:1:temp-synced", lambda: (vault / "B.md").write_text(B + TYPED))

@@ -138,7 +138,7 @@ def test_the_backup_is_as_private_as_the_file(repo: Path) -> None:
 
 
 def test_a_token_file_that_is_a_link_is_refused_not_followed(victim: Path) -> None:
-    """Before: the link's target was tightened to 0600 and its text used as the token."""
+    """Followed, the link's target would be tightened to 0600 and its text used as the token."""
     victim.write_text("x" * 40 + "\n")
     path = token_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +208,7 @@ def _create() -> Plan:
 def test_a_lock_file_that_is_a_link_is_refused_and_its_target_kept(
     vault: Path, victim: Path
 ) -> None:
-    """Before: taking the lock truncated the link's target and wrote a pid into it."""
+    """Followed, taking the lock would truncate the link's target and write a pid into it."""
     (vault / ".antinomy" / "lock").symlink_to(victim)
     with pytest.raises(StateUnsafe) as info:
         recover_vault(vault)
@@ -268,7 +268,7 @@ def test_a_before_image_folder_that_is_a_link_is_replaced_not_written_through(
 def test_the_vault_id_is_never_written_through_a_planted_temp_name(
     vault: Path, victim: Path
 ) -> None:
-    """Before: the temp file had a guessable name (the pid) and was written through."""
+    """A temp name made of the pid alone could be guessed and planted as a link."""
     (vault / ".antinomy" / f".vault-id.{os.getpid()}.tmp").symlink_to(victim)
     assert len(vault_id(vault)) == 32
     assert victim.read_text() == VICTIM
