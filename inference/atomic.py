@@ -23,6 +23,8 @@ from typing import IO, Any
 DEFAULT_MODE = 0o666
 #: Owner-only: tokens, API keys, conversation text.
 PRIVATE_MODE = 0o600
+#: Not on Windows, which has no symbolic links to fear here.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 @contextlib.contextmanager
@@ -36,13 +38,20 @@ def replacing(
     then it is renamed over ``path`` and the folder is fsynced so the rename
     survives a power cut. On an error the temporary file is removed and
     ``path`` is untouched. ``mode`` applies to a new file (the umask too).
+
+    No link is followed at either step: the temporary file is created new
+    (``O_EXCL | O_NOFOLLOW``: a link planted at its name fails the write), and
+    the rename replaces whatever entry is at ``path`` — a symbolic link there is
+    replaced by the file, its target is never written. Folders on the way are
+    the caller's: they are followed as given.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(
         f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp"
     )
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, mode)
     try:
         with os.fdopen(fd, "wb") as out:
             yield out

@@ -202,11 +202,13 @@ def test_file_changing_while_read_is_reported(vault: Path, monkeypatch: pytest.M
 
     real = notes._read_regular
 
-    def always_growing(full: Path, max_bytes: int) -> tuple[bytes, os.stat_result, os.stat_result]:
-        data, before, _ = real(full, max_bytes)
-        with full.open("ab") as fh:
+    def always_growing(
+        root: Path, rel: str, max_bytes: int
+    ) -> tuple[bytes, os.stat_result, os.stat_result]:
+        data, before, _ = real(root, rel, max_bytes)
+        with (root / rel).open("ab") as fh:
             fh.write(b" more")
-        return data, before, full.stat()
+        return data, before, (root / rel).stat()
 
     monkeypatch.setattr(notes, "_read_regular", always_growing)
     report = VaultIndex(vault).update()

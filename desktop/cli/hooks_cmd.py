@@ -5,8 +5,9 @@
 the user's own with ``--user``), leaving every other key and hook as it was:
 the file is read as JSON, a copy is kept beside it first
 (``settings.json.antinomy-backup``), our earlier entries are replaced, others
-are untouched. ``hooks uninstall`` removes only entries whose command runs
-``antinomy-hook``.
+are untouched. A folder, file or backup that is a symbolic link is refused,
+naming the link and its target, before any file is written. ``hooks
+uninstall`` removes only entries whose command runs ``antinomy-hook``.
 
 The guard itself is off until turned on, for a vault (``guard enable --vault``)
 or a project folder (``guard enable --project``; ``hooks install --project``
@@ -34,7 +35,14 @@ from desktop.flows.guard import (
     settings_path,
 )
 from desktop.service import hook as hook_client
-from desktop.service.hook_install import HooksError, install, installed, targets, uninstall
+from desktop.service.hook_install import (
+    HooksError,
+    check_targets,
+    install,
+    installed,
+    targets,
+    uninstall,
+)
 from desktop.vault.layout import vault_root
 
 # ---------------------------------------------------------------- argparse
@@ -110,7 +118,9 @@ def _project(args: argparse.Namespace) -> Path | None:
 def run_install(args: argparse.Namespace) -> int:
     project = _project(args)
     vault = vault_root(args.vault) if args.vault else None
-    for target in targets(project=project, user=args.user, agent=args.agent):
+    found = targets(project=project, user=args.user, agent=args.agent)
+    check_targets(found)
+    for target in found:
         backup = install(target, mode=args.mode, vault=vault, port=args.port)
         note = f" (previous file kept as {backup.name})" if backup else ""
         print(f"installed {target.agent} hooks in {target.path}{note}")
@@ -124,7 +134,9 @@ def run_install(args: argparse.Namespace) -> int:
 
 def run_uninstall(args: argparse.Namespace) -> int:
     project = _project(args)
-    for target in targets(project=project, user=args.user, agent=args.agent):
+    found = targets(project=project, user=args.user, agent=args.agent)
+    check_targets([t for t in found if os.path.lexists(t.path)])
+    for target in found:
         removed = uninstall(target)
         print(f"removed {removed} Antinomy hook(s) from {target.path}")
     if project is not None and str(project) in load_projects():

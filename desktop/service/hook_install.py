@@ -4,6 +4,13 @@
 (``*.antinomy-backup``), replaces Antinomy's earlier entries and leaves every
 other key and hook as it was; ``uninstall`` removes only commands that run the
 hook client. Used by ``antinomy hooks`` and by the desktop app's Guard panel.
+
+Nothing is written through a symbolic link. A cloned repository can ship
+``.claude/settings.json.antinomy-backup`` (or ``settings.json``, or the
+``.claude`` folder itself) as a link to the user's own settings; following it
+would put the repository's hooks there. So the folder, the file and its backup
+must be real, or the install is refused naming the link and where it points
+(:func:`refuse_links`); the backup is written atomically, never copied through.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +49,21 @@ class HooksError(AntinomyError):
     """A hooks file that cannot be merged safely (not JSON, not an object)."""
 
 
+#: Beside the hooks file: the file as it was before the last install or uninstall.
+BACKUP_SUFFIX = ".antinomy-backup"
+
+
 @dataclass(frozen=True)
 class Target:
     agent: str  # "claude" | "codex"
     path: Path
+    #: The folder the user named (the project, the home folder, ``CODEX_HOME``): every
+    #: folder below it on the way to ``path`` must be a real one.
+    base: Path | None = None
+
+    @property
+    def backup(self) -> Path:
+        return self.path.with_name(self.path.name + BACKUP_SUFFIX)
 
 
 def targets(*, project: Path | None, user: bool, agent: str) -> list[Target]:
@@ -53,15 +71,71 @@ def targets(*, project: Path | None, user: bool, agent: str) -> list[Target]:
     if agent in ("claude", "both"):
         base = Path.home() if user else project
         assert base is not None
-        out.append(Target("claude", base / ".claude" / "settings.json"))
+        out.append(Target("claude", base / ".claude" / "settings.json", base))
     if agent in ("codex", "both"):
         if user:
             codex_home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-            out.append(Target("codex", codex_home / "hooks.json"))
+            out.append(Target("codex", codex_home / "hooks.json", codex_home))
         else:
             assert project is not None
-            out.append(Target("codex", project / ".codex" / "hooks.json"))
+            out.append(Target("codex", project / ".codex" / "hooks.json", project))
     return out
+
+
+def refuse_links(target: Target) -> None:
+    """Raise :class:`HooksError` if a write to ``target`` would go through a symbolic link:
+    a folder below ``target.base``, the hooks file or its backup. Nothing is written then."""
+    folders: list[Path] = []
+    if target.base is not None and target.path.is_relative_to(target.base):
+        folder = target.path.parent
+        while folder != target.base:
+            folders.append(folder)
+            folder = folder.parent
+    for path, kind in [
+        *((f, "folder") for f in reversed(folders)),
+        (target.path, "file"),
+        (target.backup, "backup"),
+    ]:
+        try:
+            mode = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISLNK(mode):
+            raise HooksError(_link_refusal(path, kind))
+        if kind != "folder" and not stat.S_ISREG(mode):
+            raise HooksError(
+                f"{path} is not a regular file — move it away, then install again; nothing was"
+                " changed."
+            )
+
+
+def check_targets(found: list[Target]) -> None:
+    """Refuse before anything is written if any of ``found`` could not be written safely
+    (a link on the way, a file that is not a JSON object): all files or none."""
+    for target in found:
+        refuse_links(target)
+        read_hooks_file(target.path)
+
+
+def _link_refusal(path: Path, kind: str) -> str:
+    try:
+        where = os.readlink(path)
+    except OSError as exc:
+        where = f"an unreadable place ({exc.strerror or exc})"
+    if kind == "backup":
+        fix = (
+            "it is where Antinomy keeps the previous file, so a link there was not made by"
+            " Antinomy: remove it, then install again"
+        )
+    else:
+        fix = (
+            f"replace the link with a real {kind} (a copy of what it points to), or edit"
+            f" {where} by hand, then install again"
+        )
+    return (
+        f"{path} is a symbolic link to {where}. Antinomy does not write hooks through a link"
+        f" (a repository can point one at your own settings), so nothing was changed — {fix}."
+    )
 
 
 def hook_executable() -> list[str]:
@@ -118,9 +192,17 @@ def is_ours(hook: Any) -> bool:
 
 
 def read_hooks_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
+    try:
+        text = _read_file(path)[0].decode("utf-8")
+    except FileNotFoundError:
         return {}
-    text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        if os.path.islink(path):
+            raise HooksError(_link_refusal(path, "file")) from None
+        raise HooksError(
+            f"Cannot read {path} ({exc.strerror or exc}) — check its permissions; nothing was"
+            " changed."
+        ) from None
     if not text.strip():
         return {}
     try:
@@ -172,13 +254,31 @@ def without_ours(data: dict[str, Any]) -> tuple[dict[str, Any], int]:
     return out, removed
 
 
-def write_hooks_file(path: Path, data: dict[str, Any]) -> Path | None:
-    """Write ``data`` (2-space JSON); the old file is copied to ``*.antinomy-backup`` first."""
+def _read_file(path: Path) -> tuple[bytes, int]:
+    """The file's bytes and permission bits; a link is not followed (``O_NOFOLLOW``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        return f.read(), stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+
+
+def write_hooks_file(target: Target, data: dict[str, Any]) -> Path | None:
+    """Write ``data`` (2-space JSON); the old file is kept as ``*.antinomy-backup`` first.
+
+    Both writes replace the file atomically (a new file renamed into place), so a link
+    put there after :func:`refuse_links` is replaced, never written through.
+    """
+    refuse_links(target)
     backup = None
-    if path.exists():
-        backup = path.with_name(path.name + ".antinomy-backup")
-        shutil.copy2(path, backup)
-    atomic.write_json(path, data)
+    try:
+        old, mode = _read_file(target.path)
+    except FileNotFoundError:
+        old = None
+    if old is not None:
+        backup = target.backup
+        with atomic.replacing(backup, mode=mode) as out:
+            os.fchmod(out.fileno(), mode)  # as private as the file it copies, whatever the umask
+            out.write(old)
+    atomic.write_json(target.path, data)
     return backup
 
 
@@ -189,7 +289,7 @@ def install(
     hooks = dict(data.get("hooks") or {})
     for event, group in our_entries(target.agent, mode=mode, vault=vault, port=port).items():
         hooks[event] = [*hooks.get(event, []), group]
-    return write_hooks_file(target.path, {**data, "hooks": hooks})
+    return write_hooks_file(target, {**data, "hooks": hooks})
 
 
 def uninstall(target: Target) -> int:
@@ -197,7 +297,7 @@ def uninstall(target: Target) -> int:
         return 0
     data, removed = without_ours(read_hooks_file(target.path))
     if removed:
-        write_hooks_file(target.path, data)
+        write_hooks_file(target, data)
     return removed
 
 

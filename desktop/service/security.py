@@ -3,7 +3,7 @@
 * **Token.** One per install, 32 random bytes, created on first run in
   ``<config dir>/endpoint-token`` with mode 0600 (the folder 0700). The hook
   client reads the same file. A file readable by others is tightened, not
-  trusted blindly.
+  trusted blindly; a link or anything but a regular file there is refused.
 * **Host.** A web page can make a browser send requests to ``127.0.0.1`` under
   a DNS name it controls (DNS rebinding); such a request carries that name in
   ``Host``. Only ``127.0.0.1:PORT``, ``[::1]:PORT`` and ``localhost:PORT`` pass.
@@ -25,13 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.service.errors import BadRequest, Forbidden, Unauthorized
+from desktop.service.errors import BadRequest, EndpointError, Forbidden, Unauthorized
 from inference import atomic
 from inference.paths import config_dir
 
 log = logging.getLogger(__name__)
 
 TOKEN_FILE = "endpoint-token"
+#: Never follow a link at the token's path (Windows has no such flag).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOOPBACK_NAMES = ("127.0.0.1", "[::1]", "localhost")
 
 #: The endpoint proves it holds the token before the hook sends anything: the hook
@@ -50,27 +52,33 @@ def proof_message(port: int, nonce: str) -> bytes:
     return f"antinomy-endpoint-proof/1 port={port} nonce={nonce}".encode("ascii")
 
 
+class TokenFileUnsafe(EndpointError):
+    """The token file is a link or not a regular file: it is neither used nor changed."""
+
+
 def token_path() -> Path:
     return config_dir() / TOKEN_FILE
 
 
 def load_or_create_token(path: Path | None = None) -> str:
-    """The install's bearer token, created (0600) on first use. Any thread."""
+    """The install's bearer token, created (0600) on first use. Any thread.
+
+    The file is opened without following a link (``O_NOFOLLOW``) and checked on the
+    open descriptor: a link or anything but a regular file there is refused
+    (:class:`TokenFileUnsafe`), never read, tightened or replaced.
+    """
     path = path or token_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(OSError):  # a folder we do not own: the file mode still protects
         os.chmod(path.parent, 0o700)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            log.warning("%s was readable by others (mode %o); now 0600", path, mode)
-            os.chmod(path, 0o600)
-        token = path.read_text(encoding="utf-8").strip()
+        token = _read_token(path)
         if len(token) >= 32:
             return token
-        # An empty or truncated file (a crash mid-write): make a new token.
+        # An empty or truncated file (a crash mid-write): make a new token. The rename
+        # replaces the file checked above, whatever is at the path now; it follows no link.
         token = secrets.token_urlsafe(32)
         atomic.write_text(path, token + "\n", mode=atomic.PRIVATE_MODE)
         return token
@@ -78,6 +86,36 @@ def load_or_create_token(path: Path | None = None) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
     return token
+
+
+def _read_token(path: Path) -> str:
+    """The token in an existing file, tightened to 0600 on the open file; may be short."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        if path.is_symlink():
+            raise TokenFileUnsafe(
+                f"The endpoint token file {path} is a symbolic link to {os.readlink(path)}."
+                " Antinomy keeps its token in a file of its own and does not follow a link"
+                " there; nothing was read or changed — remove the link, and a new token is"
+                " made on the next start."
+            ) from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TokenFileUnsafe(
+                f"The endpoint token file {path} is not a regular file — move it away, and a"
+                " new token is made on the next start."
+            )
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & 0o077:
+            log.warning("%s was readable by others (mode %o); now 0600", path, mode)
+            os.fchmod(fd, 0o600)
+        try:
+            return f.read(4096).decode("utf-8").strip()
+        except UnicodeDecodeError:
+            return ""  # not a token this install wrote: replaced like a truncated one
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,11 @@ class VaultChanged(VaultError):
         self.paths = paths
 
 
+class StateUnsafe(VaultError):
+    """A link (or a file) stands where Antinomy keeps its state in the vault; nothing was
+    read or written through it."""
+
+
 class VaultBusy(VaultError):
     """Another writer holds the vault's mutation lock."""
 

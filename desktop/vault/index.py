@@ -36,6 +36,7 @@ from desktop.vault.links import (
 from desktop.vault.names import resolve_note_name
 from desktop.vault.notes import (
     DEFAULT_MAX_BYTES,
+    SWAPPED_REASONS,
     Link,
     Note,
     NoteSkipped,
@@ -270,7 +271,9 @@ class VaultIndex:
                         self._drop_note(rel)
                         entry = CoverageEntry(rel, "skipped", exc.reason, str(exc))
                         skipped[rel] = entry
-                        self._set_coverage(entry, seen.get(rel))
+                        # Found changed since the walk: looked at again next time, stat or not.
+                        kept = None if exc.reason in SWAPPED_REASONS else seen.get(rel)
+                        self._set_coverage(entry, kept)
                         continue
                     st = seen[rel]
                     if stored.get(rel) != note.sha256:

@@ -2,19 +2,28 @@
 
 ``<vault>/.antinomy/`` holds derived data and history (index, journal, locks,
 raw batches, guard markers, rejected plans). Deleting it loses no note.
+
+A vault is often copied or cloned, and can carry symbolic links inside
+``.antinomy/``: a link there would send the journal, the lock or the index to
+any folder or file the user can write. Every state folder is therefore a real
+folder (:func:`state_dir` refuses a link, naming it), and the files opened
+here are opened without following a link.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import uuid
 from pathlib import Path
 
-from desktop.vault.errors import VaultNotFound
+from desktop.vault.errors import StateUnsafe, VaultNotFound
 
 STATE_DIR = ".antinomy"
 #: Folders Antinomy never writes into (and the index never reads).
 PROTECTED_DIRS = frozenset({".obsidian", ".git", ".trash", STATE_DIR})
+#: Open a state file without following a link at its last step (Windows has no such flag).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def vault_root(path: str | os.PathLike[str]) -> Path:
@@ -28,10 +37,39 @@ def vault_root(path: str | os.PathLike[str]) -> Path:
 
 
 def state_dir(root: Path, *parts: str) -> Path:
-    """``<vault>/.antinomy/<parts…>``, created on first use."""
-    path = root.joinpath(STATE_DIR, *parts)
-    path.mkdir(parents=True, exist_ok=True)
+    """``<vault>/.antinomy/<parts…>``, created on first use; raises :class:`StateUnsafe`
+    if one of these folders is a symbolic link or a file."""
+    path = root
+    for part in (STATE_DIR, *parts):
+        path = path / part
+        try:
+            path.mkdir()
+            continue
+        except FileExistsError:
+            pass
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            raise StateUnsafe(link_refusal(path))
+        if not stat.S_ISDIR(mode):
+            raise StateUnsafe(
+                f"{path} is a file where Antinomy keeps a folder of its state — move it away"
+                " (the folder holds only derived data and history), then try again."
+            )
     return path
+
+
+def link_refusal(path: Path) -> str:
+    """What to tell the user when a link stands where Antinomy keeps its own state."""
+    try:
+        where = os.readlink(path)
+    except OSError as exc:
+        where = f"an unreadable place ({exc.strerror or exc})"
+    return (
+        f"{path} is a symbolic link to {where}. Antinomy keeps its state in real folders and"
+        " files inside the vault and never follows a link there (a copied or cloned vault can"
+        " carry one); nothing was read or written through it — remove the link (.antinomy"
+        " holds only derived data and history), then try again."
+    )
 
 
 def vault_id(root: Path) -> str:
@@ -41,22 +79,37 @@ def vault_id(root: Path) -> str:
     adds the location.
     """
     marker = state_dir(root) / "vault-id"
-    try:
-        value = marker.read_text(encoding="utf-8").strip()
-        if value:
-            return value
-    except FileNotFoundError:
-        pass
+    value = _read_marker(marker)
+    if value:
+        return value
     value = uuid.uuid4().hex
-    tmp = marker.with_name(f".vault-id.{os.getpid()}.tmp")
-    tmp.write_text(value + "\n", encoding="utf-8")
+    # A fresh name, created new: nothing planted at a guessable name is written through.
+    tmp = marker.with_name(f".vault-id.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(value + "\n")
     try:
         os.link(tmp, marker)  # first writer wins if two processes race
     except FileExistsError:
-        value = marker.read_text(encoding="utf-8").strip()
+        value = _read_marker(marker) or value
     finally:
         tmp.unlink(missing_ok=True)
     return value
+
+
+def _read_marker(marker: Path) -> str:
+    try:
+        fd = os.open(marker, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        if marker.is_symlink():
+            raise StateUnsafe(link_refusal(marker)) from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StateUnsafe(f"{marker} is not a regular file — move it away, then try again.")
+        return f.read(256).decode("utf-8", "replace").strip()
 
 
 def approval_identity(root: Path) -> str:

@@ -24,6 +24,8 @@ from desktop.vault.frontmatter import FrontmatterError, parse_frontmatter, split
 DEFAULT_MAX_BYTES = 1 << 20
 #: How many times a file that changes while being read is re-read.
 READ_ATTEMPTS = 3
+#: Never follow a link at the last step of a path (Windows has no such flag).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z0-9_][\w/-]*)", re.UNICODE)
@@ -184,19 +186,21 @@ def read_note(root: Path, path: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> N
     """Read ``root/path`` consistently: a file that changes while being read is
     re-read, and reported as ``changing`` if it never holds still.
 
-    Only a regular file is read: the file is opened without blocking (a FIFO
-    named ``x.md`` would otherwise wait for a writer for ever) and checked on
-    the open descriptor, so nothing swapped in after a check is read either.
+    Only a regular file inside the vault is read: it is opened one name at a time
+    from the vault folder without following a link (:func:`open_in_vault`), without
+    blocking (a FIFO named ``x.md`` would otherwise wait for a writer for ever), and
+    checked on the open descriptor, so nothing swapped in after the walk — a link
+    out of the vault in place of the note or of a folder above it, a FIFO — is read.
+    A note that is itself a link to another file in the vault is read there.
     """
-    full = root / path
     for _ in range(READ_ATTEMPTS):
         try:
-            data, before, after = _read_regular(full, max_bytes)
+            data, before, after = _read_regular(root, _where(root, path), max_bytes)
         except FileNotFoundError:
             raise NoteSkipped("vanished", "the file disappeared while being read") from None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise NoteSkipped("symlink_loop", SYMLINK_LOOP_DETAIL) from None
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise NoteSkipped("replaced", REPLACED_DETAIL) from None
             raise NoteSkipped("unreadable", f"cannot be read: {exc.strerror or exc}") from None
         if (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size) and len(
             data
@@ -207,8 +211,56 @@ def read_note(root: Path, path: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> N
     )
 
 
-def _read_regular(full: Path, max_bytes: int) -> tuple[bytes, os.stat_result, os.stat_result]:
-    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+def _where(root: Path, path: str) -> str:
+    """Where note ``path`` is read, relative to the vault: itself, or the vault file its
+    link points to (a link out of the vault, or a loop, is a :class:`NoteSkipped`)."""
+    full = root / path
+    try:
+        if not full.is_symlink():
+            return path
+        target = full.resolve(strict=True)
+    except FileNotFoundError:
+        raise NoteSkipped("vanished", "the file disappeared while being read") from None
+    except RuntimeError:  # Python < 3.13 reports a loop this way
+        raise NoteSkipped("symlink_loop", SYMLINK_LOOP_DETAIL) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NoteSkipped("symlink_loop", SYMLINK_LOOP_DETAIL) from None
+        raise NoteSkipped("unreadable", f"cannot be read: {exc.strerror or exc}") from None
+    real_root = root.resolve()
+    if not target.is_relative_to(real_root):
+        raise NoteSkipped("symlink_outside", f"points to {target}")
+    return relative_path(real_root, target)
+
+
+def open_in_vault(root: Path, rel: str) -> int:
+    """A read-only, non-blocking descriptor of vault file ``rel``, or an ``OSError``.
+
+    Each folder on the way, and the file, is opened relative to the one before it
+    with ``O_NOFOLLOW``: a symbolic link anywhere below ``root`` fails the open
+    (``ELOOP``/``ENOTDIR``) instead of leading out of the vault, however late it
+    was swapped in. Where folders cannot be opened (Windows) the path is opened
+    as is.
+    """
+    flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    if os.open not in os.supports_dir_fd or not hasattr(os, "O_DIRECTORY"):
+        return os.open(root / rel, flags | getattr(os, "O_NONBLOCK", 0))
+    parts = PurePosixPath(rel).parts
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, flags | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def _read_regular(
+    root: Path, rel: str, max_bytes: int
+) -> tuple[bytes, os.stat_result, os.stat_result]:
+    fd = open_in_vault(root, rel)
     try:
         before = os.fstat(fd)
         if not stat.S_ISREG(before.st_mode):
@@ -230,6 +282,13 @@ def _read_regular(full: Path, max_bytes: int) -> tuple[bytes, os.stat_result, os
 
 #: Coverage details of files the walk refuses before reading.
 SYMLINK_LOOP_DETAIL = "a symlink loop (the link points, directly or not, at itself)"
+#: Reasons ``read_note`` gives for a file that is not what the walk saw (swapped for a link,
+#: gone): the index looks at it again on the next update even if its stat is unchanged.
+SWAPPED_REASONS = frozenset({"replaced", "symlink_outside", "symlink_loop", "vanished"})
+REPLACED_DETAIL = (
+    "the file, or a folder above it, was replaced by a link while the vault was read; the"
+    " link is not followed (the next update looks at it again)"
+)
 BAD_NAME_DETAIL = (
     "the file name is not valid UTF-8 (shown with \\x escapes); rename the file to read it"
 )

@@ -34,6 +34,7 @@ REASONS = {
     "bad_name": "file name not UTF-8",
     "unreadable": "unreadable",
     "changing": "kept changing",
+    "replaced": "replaced by a link while read",
     "vanished": "vanished while read",
     "duplicate_basename": "duplicate basename",
     "empty": "empty",
@@ -97,7 +98,8 @@ def walk_entry(root: Path, full: Path) -> tuple[str, os.stat_result | None, Cove
     if shown != rel:  # SQLite (and every later reader) needs a name that is text
         return shown, None, CoverageEntry(shown, "skipped", "bad_name", BAD_NAME_DETAIL)
     try:
-        if full.is_symlink():
+        st = os.lstat(full)
+        if stat.S_ISLNK(st.st_mode):
             target = full.resolve(strict=True)
             if not target.is_relative_to(root):
                 return (
@@ -105,7 +107,7 @@ def walk_entry(root: Path, full: Path) -> tuple[str, os.stat_result | None, Cove
                     None,
                     CoverageEntry(rel, "skipped", "symlink_outside", f"points to {target}"),
                 )
-        st = full.stat()
+            st = full.stat()
     except RuntimeError:  # Python < 3.13 reports a loop this way
         return rel, None, CoverageEntry(rel, "skipped", "symlink_loop", SYMLINK_LOOP_DETAIL)
     except OSError as exc:

@@ -5,7 +5,10 @@ approval hash, return the stored result if this exact plan was already applied,
 check every file's expected hash (any mismatch refuses the whole plan), journal
 the before-images (fsynced), write each file atomically (re-checking it just
 before its rename), verify every file, and mark the operation complete. If
-anything fails midway, the files written so far are rolled back at once.
+anything fails midway, the files written so far are rolled back at once — a
+file an editor saved on top of this operation's write keeps that save, with
+only the operation's change taken out (``recover.roll_back``), so a refused
+plan leaves every file as it was apart from the user's own edits.
 """
 
 from __future__ import annotations
@@ -144,7 +147,8 @@ def apply_locked(
         _write_all(root, plan, targets, record)
         remove_empty_dirs(root, prune_dirs)
     except BaseException as exc:
-        error = _rolled_back(root, record, exc)
+        written = {i: w.content for i, w in enumerate(plan.writes) if w.content is not None}
+        error = _rolled_back(root, record, exc, written)
         if error is exc:
             raise
         raise error from exc
@@ -228,8 +232,14 @@ def _write_one(root: Path, operation_id: str, index: int, w: Write, target: Path
                 f"{w.path} appeared while Antinomy was writing.", (w.path,)
             ) from None
         return
-    _still_expected(w, target)
-    atomic_write(target, w.content, tmp=tmp, label=label, must_not_exist=False)
+    atomic_write(
+        target,
+        w.content,
+        tmp=tmp,
+        label=label,
+        must_not_exist=False,
+        check=lambda: _still_expected(w, target),
+    )
 
 
 def _still_expected(w: Write, target: Path) -> None:
@@ -237,13 +247,20 @@ def _still_expected(w: Write, target: Path) -> None:
         raise VaultChanged(f"{w.path} changed while Antinomy was writing.", (w.path,))
 
 
-def _rolled_back(root: Path, record: JournalRecord, exc: BaseException) -> BaseException:
+def _rolled_back(
+    root: Path, record: JournalRecord, exc: BaseException, written: dict[int, bytes]
+) -> BaseException:
     """Roll back now; the error to raise says what happened and what to do."""
     try:
-        report = roll_back(root, record)
+        report = roll_back(root, record, written)
     except VaultError as rollback_error:
         return rollback_error
     left = "".join(
+        f" {path} had been saved meanwhile on top of this operation's change: that change was"
+        " taken out of it and the save kept."
+        for path in report.merged
+    )
+    left += "".join(
         f" {c.path} was left as someone else changed it; its earlier version is at"
         f" {c.before_image}."
         for c in report.conflicts

@@ -24,3 +24,7 @@ class UnknownOperation(PlanInvalid):
 
 class NothingToUndo(VaultError):
     """The operation was already undone (or changed nothing)."""
+
+
+class RecordUnsafe(VaultError):
+    """A journal record names a path or id the engine never writes; it is left in place."""

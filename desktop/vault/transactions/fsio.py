@@ -15,6 +15,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop.vault.transactions.faults import checkpoint
@@ -95,15 +96,31 @@ def existing_mode(path: Path) -> int | None:
         return None
 
 
-def atomic_write(target: Path, data: bytes, *, tmp: Path, label: str, must_not_exist: bool) -> None:
+def atomic_write(
+    target: Path,
+    data: bytes,
+    *,
+    tmp: Path,
+    label: str,
+    must_not_exist: bool,
+    check: Callable[[], None] | None = None,
+) -> None:
     """Replace ``target`` with ``data`` atomically and durably.
 
     With ``must_not_exist`` the final step is a hard link, which fails if a
     file appeared at ``target`` meanwhile (raises ``FileExistsError``) instead
-    of overwriting it.
+    of overwriting it. ``check`` runs once the new bytes are on disk, right
+    before the rename (an editor's save can only be lost in between): if it
+    raises, the temp file is removed and ``target`` is untouched.
     """
     write_temp(tmp, data, mode=existing_mode(target))
     checkpoint(f"{label}:temp-synced")
+    if check is not None:
+        try:
+            check()
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     if must_not_exist:
         _link_new(tmp, target)
     else:

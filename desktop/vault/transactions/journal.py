@@ -15,7 +15,11 @@
 
 Records are written atomically (temp, fsync, rename, fsync the folder).
 Everything here is written by the engine itself; a damaged record is reported
-with the next step, never guessed at.
+with the next step, never guessed at. A record is held to the rules of the plan
+it came from (paths relative and inside the vault, a well-formed operation id,
+the one its file is named after): recovery removes folders and before-images by
+what a record says, so a crafted one is refused and left in place
+(:class:`RecordUnsafe`) before anything is touched.
 """
 
 from __future__ import annotations
@@ -31,9 +35,17 @@ from typing import Any, Literal
 
 from desktop.vault.errors import VaultError
 from desktop.vault.layout import STATE_DIR, state_dir
+from desktop.vault.transactions.errors import PlanInvalid, RecordUnsafe
 from desktop.vault.transactions.faults import checkpoint
-from desktop.vault.transactions.fsio import fsync_dir, write_temp
-from desktop.vault.transactions.plan import Action
+from desktop.vault.transactions.fsio import fsync_dir, read_file, write_temp
+from desktop.vault.transactions.paths import check_relative_path
+from desktop.vault.transactions.plan import (
+    ACTIONS,
+    MAX_WRITES,
+    Action,
+    check_operation_id,
+    is_sha256,
+)
 
 JOURNAL_SCHEMA = "antinomy.journal/1"
 Status = Literal["pending", "complete", "rolled_back"]
@@ -80,10 +92,6 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def journal_dir(root: Path) -> Path:
-    return state_dir(root, "journal")
-
-
 def _pending_path(root: Path, operation_id: str) -> Path:
     return state_dir(root, "journal", "pending") / f"{operation_id}.json"
 
@@ -93,7 +101,7 @@ def _done_path(root: Path, operation_id: str) -> Path:
 
 
 def images_dir(root: Path, operation_id: str) -> Path:
-    return journal_dir(root) / "images" / operation_id
+    return state_dir(root, "journal", "images") / operation_id
 
 
 def before_image_rel(operation_id: str, index: int) -> str:
@@ -120,11 +128,13 @@ def begin(root: Path, record: JournalRecord, images: Mapping[int, bytes]) -> Non
     if old.exists():
         old.unlink()
         fsync_dir(old.parent)
-    shutil.rmtree(images_dir(root, op), ignore_errors=True)
+    folder = images_dir(root, op)
+    if folder.is_symlink():  # not left by an earlier attempt: never written through
+        folder.unlink()
+    shutil.rmtree(folder, ignore_errors=True)
     _write_record(_pending_path(root, op), record)
     checkpoint("journal-pending")
-    folder = images_dir(root, op)
-    folder.mkdir(parents=True)
+    folder.mkdir()
     for index, data in sorted(images.items()):
         # Private whatever the note's own mode: the journal must not widen who can read it.
         write_temp(folder / str(index), data, mode=0o600)
@@ -143,6 +153,7 @@ def finish(root: Path, record: JournalRecord) -> None:
 
 def load_record(root: Path, operation_id: str) -> JournalRecord | None:
     """The operation's final record, else its pending one, else ``None``."""
+    check_operation_id(operation_id)
     for path in (_done_path(root, operation_id), _pending_path(root, operation_id)):
         try:
             raw = path.read_bytes()
@@ -192,18 +203,51 @@ def _parse(path: Path, raw: bytes) -> JournalRecord:
         data["entries"] = tuple(JournalEntry(**e) for e in data["entries"])
         data["created_dirs"] = tuple(data["created_dirs"])
         data["conflicts"] = tuple(data["conflicts"])
-        return JournalRecord(**data)
+        record = JournalRecord(**data)
     except (ValueError, KeyError, TypeError, AttributeError):
         raise VaultError(
             f"The journal record {path} is damaged — move it out of the journal folder and run"
             " `antinomy tx recover` again (the files it names may need checking by hand)."
         ) from None
+    try:
+        _check_record(record, path.name.removesuffix(".json"))
+    except PlanInvalid as exc:
+        raise RecordUnsafe(
+            f"The journal record {path} was not written by Antinomy: {exc} Nothing was changed"
+            " — move the record out of the journal folder to look at it, then run"
+            " `antinomy tx recover` again."
+        ) from None
+    return record
+
+
+def _check_record(record: JournalRecord, file_stem: str) -> None:
+    """Hold a record to the rules its plan was held to: a record names files the engine
+    writes, removes or restores, so an unchecked one could reach outside the vault."""
+    check_operation_id(record.operation_id)
+    if record.operation_id != file_stem:
+        raise PlanInvalid(f"it is named {file_stem}.json but records {record.operation_id!r}.")
+    if record.undoes is not None:
+        check_operation_id(record.undoes)
+    if record.status not in ("pending", "complete", "rolled_back"):
+        raise PlanInvalid(f"its status {record.status!r} is not one the engine writes.")
+    if not isinstance(record.seq, int) or not record.entries or len(record.entries) > MAX_WRITES:
+        raise PlanInvalid("its sequence number or list of files is not one the engine writes.")
+    for entry in record.entries:
+        check_relative_path(entry.path)
+        if entry.action not in ACTIONS:
+            raise PlanInvalid(f"{entry.path} has the unknown action {entry.action!r}.")
+        for digest in (entry.before_sha256, entry.after_sha256):
+            if digest is not None and not is_sha256(digest):
+                raise PlanInvalid(f"{entry.path} has a hash that is not a sha256.")
+    for rel in (*record.created_dirs, *record.conflicts):
+        check_relative_path(rel)
 
 
 def before_image(root: Path, operation_id: str, index: int) -> bytes | None:
+    """The kept bytes, or ``None`` if missing or not a file the journal wrote (a link)."""
     try:
-        return (images_dir(root, operation_id) / str(index)).read_bytes()
-    except FileNotFoundError:
+        return read_file(images_dir(root, operation_id) / str(index))
+    except OSError:
         return None
 
 

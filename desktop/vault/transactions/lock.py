@@ -13,20 +13,29 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from desktop.vault.errors import VaultBusy
-from desktop.vault.layout import state_dir
+from desktop.vault.errors import StateUnsafe, VaultBusy
+from desktop.vault.layout import NOFOLLOW, link_refusal, state_dir
 
 
 @contextmanager
 def vault_lock(root: Path) -> Iterator[None]:
     """Hold the vault's mutation lock; raises :class:`VaultBusy` if another writer has it."""
     path = state_dir(root) / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
+        # Never through a link: the holder's pid is written into the file it opens.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError:
+        if path.is_symlink():
+            raise StateUnsafe(link_refusal(path)) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StateUnsafe(f"{path} is not a regular file — move it away, then try again.")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

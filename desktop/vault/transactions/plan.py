@@ -68,6 +68,21 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def check_operation_id(operation_id: object) -> str:
+    """``operation_id`` if it is a safe id; it names journal files, so it is never a path."""
+    if not isinstance(operation_id, str) or not _OPERATION_ID.fullmatch(operation_id):
+        raise PlanInvalid(
+            f"Bad operation_id {operation_id!r}: use 1–160 letters, digits, '.', '_'"
+            " or '-', starting with a letter or digit (new_operation_id() makes one)."
+        )
+    return operation_id
+
+
+def is_sha256(value: object) -> bool:
+    """A sha256 as plans and the journal write it: 64 lower-case hex digits."""
+    return isinstance(value, str) and _SHA256.fullmatch(value) is not None
+
+
 @dataclass(frozen=True)
 class Write:
     """One file of a plan. ``content`` is the exact new bytes (``None`` for delete)."""
@@ -90,7 +105,7 @@ class Write:
                     f"{where} expects the file to exist — a create needs expected_sha256 null;"
                     " use replace to change an existing file."
                 )
-        elif self.expected_sha256 is None or not _SHA256.fullmatch(self.expected_sha256):
+        elif not is_sha256(self.expected_sha256):
             raise PlanInvalid(
                 f"{where} needs expected_sha256: the sha256 (64 lower-case hex digits) of the"
                 " file as it is now."
@@ -161,11 +176,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "writes", tuple(self.writes))
-        if not isinstance(self.operation_id, str) or not _OPERATION_ID.fullmatch(self.operation_id):
-            raise PlanInvalid(
-                f"Bad operation_id {self.operation_id!r}: use 1–160 letters, digits, '.', '_'"
-                " or '-', starting with a letter or digit (new_operation_id() makes one)."
-            )
+        check_operation_id(self.operation_id)
         if not isinstance(self.operation_type, str) or not _OPERATION_TYPE.fullmatch(
             self.operation_type
         ):
