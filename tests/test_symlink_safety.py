@@ -272,3 +272,20 @@ def test_the_vault_id_is_never_written_through_a_planted_temp_name(
     (vault / ".antinomy" / f".vault-id.{os.getpid()}.tmp").symlink_to(victim)
     assert len(vault_id(vault)) == 32
     assert victim.read_text() == VICTIM
+
+
+def test_the_window_installs_in_every_file_or_none(repo: Path, victim: Path) -> None:
+    """The Guard panel's install checks every target first, as the command does: a link
+    planted for the second agent leaves the first agent's file untouched too."""
+    from desktop.flows.settings import DEFAULT_PORT
+    from desktop.service.hook_install import HooksError
+    from desktop.ui.panels.guard_hooks import install_hooks
+
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "hooks.json").write_text("{}")
+    (repo / ".codex" / "hooks.json.antinomy-backup").symlink_to(victim)
+    with pytest.raises(HooksError, match="is a symbolic link to"):
+        install_hooks(repo, agent="both", vault=None, port=DEFAULT_PORT)
+    assert json.loads((repo / ".claude" / "settings.json").read_text()) == THEIR_HOOKS
+    assert not (repo / ".claude" / "settings.json.antinomy-backup").exists()
+    assert victim.read_text() == VICTIM

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop.flows.guard import DEFAULT_THRESHOLD, GuardSettings, load_settings, save_settings
 from desktop.service.guard_log import GuardRecord
-from desktop.service.security import load_or_create_token, token_path
+from desktop.service.security import TokenFileUnsafe, load_or_create_token, token_path
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import AppEndpoint, endpoint_for
 from desktop.ui.panels import PanelSpec
@@ -298,6 +298,9 @@ class QtGuardPanel(QWidget):
         """Put the endpoint's bearer token on the clipboard (created on first use)."""
         try:
             token = load_or_create_token()
+        except TokenFileUnsafe as exc:  # a link or not a file there: neither read nor changed
+            self._c.sig_error.emit("Copying the token", str(exc))
+            return
         except OSError as exc:
             self._c.sig_error.emit("Copying the token", f"Cannot read {token_path()}: {exc}.")
             return

@@ -80,7 +80,9 @@ def install_hooks(
     vault's guard settings) keeps applying; ``--port`` only when not the default.
     """
     folder = _folder(project)
-    for target in hook_install.targets(project=folder, user=False, agent=agent):
+    found = hook_install.targets(project=folder, user=False, agent=agent)
+    hook_install.check_targets(found)  # all files or none, as `antinomy hooks install` does
+    for target in found:
         hook_install.install(
             target, mode=None, vault=vault, port=None if port == DEFAULT_PORT else port
         )
