@@ -29,14 +29,9 @@ from desktop.flows.memory.capture import (
     close_open_batch,
     end_session,
 )
-from desktop.flows.memory.consolidate import (
-    AcceptedFact,
-    MemorySettings,
-    Report,
-    consolidate,
-    last_report,
-)
+from desktop.flows.memory.consolidate import consolidate, last_report
 from desktop.flows.memory.recall import RecallHit, RecallIndex, RecallResult, recall
+from desktop.flows.memory.records import AcceptedFact, MemorySettings, Report
 from desktop.flows.memory.rejected import RejectedFragment
 from desktop.flows.memory.transcript import ImportReport, import_transcript
 

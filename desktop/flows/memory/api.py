@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.flows.memory.batches import RawStore
-from desktop.flows.memory.consolidate import MemorySettings
 from desktop.flows.memory.pages import SubjectPage, read_pages
 from desktop.flows.memory.progress import read_progress
 from desktop.flows.memory.quarantine import REASON as QUARANTINE_REASON
+from desktop.flows.memory.records import MemorySettings
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore
 from desktop.vault.layout import vault_root
 

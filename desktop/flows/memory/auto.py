@@ -24,8 +24,9 @@ from pathlib import Path
 
 from desktop.flows.memory.batches import RawStore
 from desktop.flows.memory.capture import close_stale_batch
-from desktop.flows.memory.consolidate import MemorySettings, Report, consolidate
+from desktop.flows.memory.consolidate import consolidate
 from desktop.flows.memory.progress import read_progress
+from desktop.flows.memory.records import MemorySettings, Report
 from desktop.flows.memory.rejected import RejectedStore
 from desktop.flows.memory.steps import anything_pending
 from inference.base import Generator, StopFlag

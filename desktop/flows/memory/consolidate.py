@@ -39,122 +39,33 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from desktop.flows.memory.batches import RawStore, write_private
 from desktop.flows.memory.capture import close_open_batch, close_stale_batch
 from desktop.flows.memory.errors import ConsolidationBusy
-from desktop.flows.memory.extract import LineOutcome
-from desktop.flows.memory.pages import DEFAULT_FOLDER
 from desktop.flows.memory.progress import read_progress
 from desktop.flows.memory.quarantine import REASON as QUARANTINE_REASON
-from desktop.flows.memory.rejected import RejectedFragment, RejectedStore
+from desktop.flows.memory.records import (
+    MemorySettings,
+    ProgressFn,
+    Report,
+    Run,
+    Status,
+)
+from desktop.flows.memory.rejected import RejectedStore
 from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step, anything_pending, plan_steps
-from desktop.flows.memory.support import SUPPORT_THRESHOLD
+from desktop.flows.memory.write_step import StepFailed, StepStopped, run_step
 from desktop.vault.layout import state_dir, vault_root
 from inference.base import Generator, StopFlag
 from inference.embedder import Embedder
 from inference.judge import Judge
-
-Status = Literal["ok", "nothing", "empty", "already_running", "json_failure", "stopped"]
-#: (steps done, steps planned, what is happening)
-ProgressFn = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True)
-class MemorySettings:
-    subjects_folder: str = DEFAULT_FOLDER
-    memory_folder: str = "Antinomy/Memory"
-    #: Lines per step (one transaction each).
-    max_lines_per_step: int = 40
-    #: Candidates routed by the model per run (the rest stays pending for the next run).
-    max_candidates_per_run: int = 200
-    #: Tokens the model may write per routing answer.
-    max_route_tokens: int = 120
-    threshold: float = SUPPORT_THRESHOLD
-    #: Write a model-written summary line on each touched page (else the first facts).
-    model_summaries: bool = True
-
-
-@dataclass(frozen=True)
-class AcceptedFact:
-    subject: str
-    section: str
-    text: str
-    citations: tuple[str, ...]
-    kind: str
-    date: str | None
-    page: str
-    support: float
-    #: ``rephrased`` (the model's wording passed the gate) or ``verbatim`` (the user's words).
-    wording: str = "verbatim"
-    #: Why the model's rephrasing was not used.
-    fallback_reason: str = ""
-    #: The judge's P(entailment) of cited lines → text (None: no judge).
-    entailment: float | None = None
-    #: The model's subject name, when code refused it (and why).
-    subject_refused: str = ""
-
-
-@dataclass(frozen=True)
-class Report:
-    status: Status
-    accepted: tuple[AcceptedFact, ...] = ()
-    rejected: tuple[RejectedFragment, ...] = ()
-    #: Facts already on their page (not written twice).
-    duplicates: int = 0
-    steps: int = 0
-    lines_read: int = 0
-    lines_consumed: int = 0
-    #: Input still pending when the run ended (budget, Stop, failure).
-    lines_pending: int = 0
-    #: What happened to each line read: its outcome (see :mod:`.extract`) and where it went.
-    lines: tuple[LineOutcome, ...] = ()
-    #: Lines per outcome.
-    line_counts: dict[str, int] = field(default_factory=dict)
-    candidates: int = 0
-    operations: tuple[str, ...] = ()
-    pages: tuple[str, ...] = ()
-    #: Summary source per touched page: ``model`` or ``first_facts``.
-    summaries: dict[str, str] = field(default_factory=dict)
-    judge_used: bool = False
-    embedder_used: bool = False
-    #: json_failure: where the raw answers are, and the start of the first one.
-    debug_path: str = ""
-    extract: str = ""
-    message: str = ""
-    seconds: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    finished_at: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Run:
-    """What a run has done so far (mutable, one thread)."""
-
-    accepted: list[AcceptedFact] = field(default_factory=list)
-    rejected: list[RejectedFragment] = field(default_factory=list)
-    duplicates: int = 0
-    steps: int = 0
-    lines_read: int = 0
-    lines_consumed: int = 0
-    candidates: int = 0
-    lines: list[LineOutcome] = field(default_factory=list)
-    operations: list[str] = field(default_factory=list)
-    pages: list[str] = field(default_factory=list)
-    summaries: dict[str, str] = field(default_factory=dict)
-    tokens_in: int = 0
-    tokens_out: int = 0
 
 
 @contextmanager
@@ -217,8 +128,6 @@ def _consolidate(
     on_progress: ProgressFn | None,
     s: MemorySettings,
 ) -> Report:
-    from desktop.flows.memory.write_step import StepFailed, StepStopped, run_step
-
     if force:
         close_open_batch(root, reason="on demand")
     else:

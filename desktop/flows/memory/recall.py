@@ -32,9 +32,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from desktop.flows.memory.consolidate import MemorySettings
 from desktop.flows.memory.errors import RecallInvalid
 from desktop.flows.memory.pages import read_pages
+from desktop.flows.memory.records import MemorySettings
 from desktop.vault.layout import state_dir, vault_root
 from inference.embedder import Embedder
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desktop.flows.memory.citations import find_date, gate_fact
 from desktop.flows.memory.dedup import find_duplicate
@@ -32,6 +32,7 @@ from desktop.flows.memory.pages import (
 )
 from desktop.flows.memory.progress import log_write, progress_write, read_progress
 from desktop.flows.memory.quarantine import QUARANTINE_AFTER, FailureLog, quarantine_fragment
+from desktop.flows.memory.records import AcceptedFact, MemorySettings, Run
 from desktop.flows.memory.rejected import RejectedFragment, RejectedStore, fragment_id
 from desktop.flows.memory.route import (
     make_offer,
@@ -49,9 +50,6 @@ from inference.base import GenerationSettings, Generator, StopFlag
 from inference.embedder import Embedder
 from inference.judge import Judge
 from inference.structured import complete_structured
-
-if TYPE_CHECKING:
-    from desktop.flows.memory.consolidate import MemorySettings, Run
 
 
 class StepFailed(Exception):
@@ -86,8 +84,6 @@ def run_step(
     settings: MemorySettings,
     stop: StopFlag | None,
 ) -> None:
-    from desktop.flows.memory.consolidate import AcceptedFact
-
     s = settings
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     pages = read_pages(root, s.subjects_folder)
