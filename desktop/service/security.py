@@ -126,15 +126,19 @@ class Guardrails:
                 f"Origin {origin!r} is refused: web pages may not call the local endpoint."
             )
 
+    def holds_token(self, authorization: str) -> bool:
+        """Does this ``Authorization`` header value carry the endpoint's token?"""
+        scheme, _, given = authorization.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8", "replace"), self.token.encode()
+        )
+
     def check_token(self, headers: Mapping[str, str]) -> None:
         value = headers.get("authorization", "")
-        scheme, _, given = value.partition(" ")
         if not value:
             raise Unauthorized(
                 "Missing bearer token: send 'Authorization: Bearer <token>' with the token "
                 f"from {token_path()}."
             )
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            given.strip().encode(), self.token.encode()
-        ):
+        if not self.holds_token(value):
             raise Unauthorized(f"Wrong bearer token: use the token in {token_path()}.")

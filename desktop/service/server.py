@@ -35,7 +35,13 @@ import uvicorn
 import inference
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
-from desktop.service.connections import MAX_CONNECTIONS, REQUEST_READ_SECONDS, guarded_protocol
+from desktop.service.connections import (
+    MAX_CONNECTIONS,
+    REQUEST_READ_SECONDS,
+    WRITE_SECONDS,
+    connection_cap,
+    guarded_protocol,
+)
 from desktop.service.embeddings import TokenCounter, embedding_routes
 from desktop.service.errors import EndpointError
 from desktop.service.guard_log import GuardLog
@@ -253,6 +259,7 @@ def start_endpoint(
     guard: bool = True,
     ready_timeout: float = 10.0,
     read_seconds: float = REQUEST_READ_SECONDS,
+    write_seconds: float = WRITE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
 ) -> EndpointHandle:
     """Start serving; returns once the sockets accept connections. Any thread.
@@ -262,7 +269,9 @@ def start_endpoint(
     ``publish`` writes ``<config dir>/endpoint.json`` (port, pid) for the hook
     client; stopping removes it only if this endpoint wrote it (and puts back the
     entry of an endpoint it replaced that still runs). A client has ``read_seconds``
-    to send a whole request; at most ``max_connections`` are held. ``guard`` adds
+    to send a whole request and ``write_seconds`` to take each answer; at most
+    ``max_connections`` are held (fewer where the open-file limit is lower), some of them
+    kept for clients that send the token (see desktop.service.connections). ``guard`` adds
     ``POST /v1/guard/check`` for ``vault_root``.
     Raises :class:`EndpointError` when the port is taken.
     """
@@ -296,7 +305,12 @@ def start_endpoint(
             routes.register_route(path, handler)
     workers = ThreadPoolExecutor(4, thread_name_prefix="antinomy-endpoint")
     app = EndpointApp(guardrails=guardrails, routes=routes, workers=workers)
-    protocol = guarded_protocol(read_seconds=read_seconds, max_connections=max_connections)
+    protocol = guarded_protocol(
+        read_seconds=read_seconds,
+        write_seconds=write_seconds,
+        max_connections=connection_cap(max_connections),
+        holds_token=guardrails.holds_token,
+    )
     config = uvicorn.Config(
         app,
         lifespan="off",
