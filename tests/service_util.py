@@ -35,6 +35,12 @@ def call(
         conn.close()
 
 
+def error_message(body: dict[str, Any]) -> str:
+    """The message of an error answer, in OpenAI's shape or (on ``/api/...``) Ollama's."""
+    error = body["error"]
+    return error if isinstance(error, str) else str(error["message"])
+
+
 def rss_mib() -> float:
     """This process's resident memory now (Linux), in MiB."""
     try:

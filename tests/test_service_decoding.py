@@ -26,7 +26,7 @@ from desktop.service.server import EndpointHandle, start_endpoint
 from inference.embedder import Embedder
 from inference.runtime import Runtime
 from tests.fakes import ScriptedGenerator
-from tests.service_util import TOKEN, call
+from tests.service_util import TOKEN, call, error_message
 
 
 class StrictEmbedder(Embedder):
@@ -79,10 +79,11 @@ def with_raw_surrogate(path: str) -> bytes:
 def test_a_surrogate_written_as_bytes_is_400(endpoint: EndpointHandle, path: str) -> None:
     status, body = call(endpoint.port, "POST", path, raw=with_raw_surrogate(path))
     assert status == 400, body
-    assert body["error"]["message"].startswith(
+    assert error_message(body).startswith(
         "The body holds a UTF-16 surrogate encoded as bytes (ed a0 80 at byte "
     )
-    assert body["error"]["type"] == "invalid_request_error"
+    if not path.startswith("/api/"):
+        assert body["error"]["type"] == "invalid_request_error"
 
 
 @pytest.mark.parametrize("path", list(ROUTES))
@@ -104,7 +105,7 @@ def test_a_body_not_in_utf8_is_400(
     raw = json.dumps(ROUTES[path]("café au lait"), ensure_ascii=False).encode(encoding)
     status, body = call(endpoint.port, "POST", path, raw=raw)
     assert status == 400, body
-    assert body["error"]["message"].startswith(message)
+    assert error_message(body).startswith(message)
 
 
 @pytest.mark.parametrize("path", list(ROUTES))
@@ -114,7 +115,7 @@ def test_a_lone_surrogate_escape_is_400_on_every_route(endpoint: EndpointHandle,
     raw = as_bytes(path, "a MARK b").replace(b"MARK", b"\\ud800")
     status, body = call(endpoint.port, "POST", path, raw=raw)
     assert status == 400
-    assert body["error"]["message"].startswith("The body holds a lone UTF-16 surrogate escape")
+    assert error_message(body).startswith("The body holds a lone UTF-16 surrogate escape")
 
 
 def test_utf8_with_a_byte_order_mark_and_real_pairs_are_fine(endpoint: EndpointHandle) -> None:
@@ -129,7 +130,7 @@ def test_an_answer_that_cannot_be_utf8_is_a_json_500(endpoint: EndpointHandle) -
     endpoint.register_route("/v1/test-surrogate", lambda body: {"echo": "a \ud800 b"})
     status, body = call(endpoint.port, "POST", "/v1/test-surrogate", {})
     assert status == 500
-    assert body["error"]["message"].startswith("Internal error (UnicodeEncodeError)")
+    assert error_message(body).startswith("Internal error (UnicodeEncodeError)")
 
 
 @settings(max_examples=300, deadline=None)

@@ -22,15 +22,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "serve",
         help="serve embeddings and the agent guard on loopback (127.0.0.1, ::1)",
         description="Run the local endpoint until Ctrl-C: OpenAI-compatible /v1/embeddings, "
-        "Ollama-compatible /api/embed, /v1/guard/check for agent hooks. Loopback only; every "
-        "route but /healthz needs the bearer token. Exit codes: 0 stopped, 1 failure "
-        "(port in use), 69 models unavailable.",
+        "Ollama-compatible /api/embed and /api/embeddings, /v1/guard/check for agent hooks. "
+        "Loopback only; every route but /healthz needs the bearer token (the embedding routes "
+        "too, unless --open-embeddings). Exit codes: 0 stopped, 1 failure (port in use), "
+        "69 models unavailable.",
     )
     add_vault_option(p)
     p.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
     )
     p.add_argument("--no-guard", action="store_true", help="serve embeddings only")
+    p.add_argument(
+        "--open-embeddings",
+        action="store_true",
+        help="serve the embedding routes (and the model list) without the token, for clients "
+        "that cannot send one, such as Ollama's; still loopback only. Recall, capture and the "
+        "guard always need the token",
+    )
     add_model_options(p)
     set_handler(p, run_serve)
 
@@ -41,7 +49,11 @@ def run_serve(args: argparse.Namespace) -> int:
     runtime.start()
     load_or_create_token()
     handle = start_endpoint(
-        runtime=runtime, vault_root=root, port=args.port, guard=not args.no_guard
+        runtime=runtime,
+        vault_root=root,
+        port=args.port,
+        guard=not args.no_guard,
+        open_embeddings=args.open_embeddings,
     )
     stop = threading.Event()
 
@@ -54,6 +66,8 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         progress(f"Antinomy endpoint on {handle.url} (vault {root})")
         progress(f"  bearer token in {token_path()}")
+        if args.open_embeddings:
+            progress("  embeddings open without the token (loopback only); the rest needs it")
         guard = load_settings(root)
         state = "on" if guard.enabled else "off (turn on: antinomy guard enable)"
         progress(f"  guard for this vault: {state}; mode {guard.mode}, threshold {guard.threshold}")

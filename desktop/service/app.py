@@ -1,13 +1,18 @@
 """The ASGI application behind the endpoint: one front door, then the route table.
 
 Every request passes, in order: ``Host`` (403), ``Origin`` (403), bearer token
-(401; ``GET /healthz`` and the proof ``GET /v1/hello`` are the open routes), route
+(401; ``GET /healthz`` and the proof ``GET /v1/hello`` are the open routes, and the
+embedding routes with ``Guardrails.open_embeddings``), route
 and method (404/405), ``Content-Type: application/json`` (415), body size (413),
 UTF-8 (400: strictly, no UTF-16, no surrogates as bytes), JSON object (400: also for
 nesting too deep, a number too long, a lone surrogate escape).
 Errors are JSON in the OpenAI shape, so OpenAI clients show the message::
 
     {"error": {"message": "...", "type": "invalid_request_error", "code": 400}}
+
+and, on Ollama's routes (``/api/...``), in Ollama's, which its clients read::
+
+    {"error": "..."}
 
 A refused body is read and dropped (up to :data:`DRAIN_LIMIT`) before the
 answer, so the client reliably gets its 413/401 instead of a reset connection.
@@ -47,9 +52,17 @@ DRAIN_LIMIT = 32 * 1024 * 1024
 OPEN_PATHS = frozenset({"/healthz"})
 
 
-def error_body(exc: ServiceError | AntinomyError | Exception, status: int) -> JsonBody:
+def error_body(
+    exc: ServiceError | AntinomyError | Exception, status: int, *, ollama: bool = False
+) -> JsonBody:
+    """OpenAI's error shape, or Ollama's (``{"error": "..."}``: what Ollama's clients
+    read) for ``ollama``."""
+    if ollama:
+        return {"error": exc.ollama_message() if isinstance(exc, ServiceError) else str(exc)}
     kind = getattr(exc, "kind", "server_error" if status >= 500 else "invalid_request_error")
-    return {"error": {"message": str(exc), "type": kind, "code": status}}
+    return {
+        "error": {"message": str(exc), "type": kind, "code": getattr(exc, "code", None) or status}
+    }
 
 
 class EndpointApp:
@@ -69,15 +82,21 @@ class EndpointApp:
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
         reader = _BodyReader(receive)
+        ollama = str(scope.get("path", "")).startswith("/api/")
+        extra: tuple[tuple[str, str], ...] = ()
         try:
             body = await self._handle(scope, headers, reader)
             status = 200
         except ServiceError as exc:
-            status, body = exc.status, error_body(exc, exc.status)
+            status, body, extra = (
+                exc.status,
+                error_body(exc, exc.status, ollama=ollama),
+                exc.headers,
+            )
         except ModelUnavailable as exc:
-            status, body = 503, error_body(exc, 503)
+            status, body = 503, error_body(exc, 503, ollama=ollama)
         except AntinomyError as exc:
-            status, body = 422, error_body(exc, 422)
+            status, body = 422, error_body(exc, 422, ollama=ollama)
         except Exception as exc:
             # The exception's own text may name files or internals: it goes to the log only.
             log.exception("endpoint: %s %s failed", scope.get("method"), scope.get("path"))
@@ -88,10 +107,11 @@ class EndpointApp:
                     "(`antinomy serve` prints it; the app's log is in the Debug panel)."
                 ),
                 500,
+                ollama=ollama,
             )
         if scope.get("method") == "POST":
             await reader.drain(headers)
-        await _send_json(send, status, body)
+        await _send_json(send, status, body, extra)
 
     async def _handle(self, scope: Scope, headers: dict[str, str], reader: _BodyReader) -> JsonBody:
         g = self.guardrails
@@ -103,7 +123,7 @@ class EndpointApp:
             # Open, like /healthz: the hook asks it *before* it sends the token (or anything
             # else) to whatever listens on the port; only the holder of the token can answer.
             return {"proof": g.prove(headers.get(NONCE_HEADER, "")), "scheme": PROOF_SCHEME}
-        if path not in OPEN_PATHS:
+        if path not in OPEN_PATHS and g.needs_token(path):
             g.check_token(headers)
         if method == "GET":
             get = self.routes.get(path)
@@ -278,7 +298,9 @@ def _encode(status: int, body: JsonBody) -> tuple[int, bytes]:
         return 500, json.dumps(error_body(error, 500)).encode("utf-8")
 
 
-async def _send_json(send: Send, status: int, body: JsonBody) -> None:
+async def _send_json(
+    send: Send, status: int, body: JsonBody, extra: tuple[tuple[str, str], ...] = ()
+) -> None:
     status, data = _encode(status, body)
     await send(
         {
@@ -288,6 +310,7 @@ async def _send_json(send: Send, status: int, body: JsonBody) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(data)).encode("ascii")),
                 (b"cache-control", b"no-store"),
+                *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra),
             ],
         }
     )

@@ -9,6 +9,8 @@
   ``Host``. Only ``127.0.0.1:PORT``, ``[::1]:PORT`` and ``localhost:PORT`` pass.
 * **Origin.** Browsers send ``Origin`` on cross-site requests; anything but the
   endpoint's own loopback origin is refused (CLI clients send none).
+* **Open embeddings** (opt-in): the embedding routes without the token, for clients
+  that cannot send one; Host and Origin are checked all the same.
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ LOOPBACK_NAMES = ("127.0.0.1", "[::1]", "localhost")
 #: question to the real endpoint and replay its answer. desktop/service/hook.py
 #: computes the same (it cannot import this module: it runs without site-packages).
 PROOF_PATH = "/v1/hello"
+#: Served without the token when the endpoint runs with ``open_embeddings`` (opt-in:
+#: ``antinomy serve --open-embeddings``), for clients that cannot send one — Ollama's
+#: own client sends none unless ``OLLAMA_API_KEY`` is set. Embeddings and which model
+#: is served only: recall, capture and the guard always need the token.
+OPEN_EMBEDDING_PATHS = frozenset(
+    {"/v1/embeddings", "/api/embed", "/api/embeddings", "/v1/models", "/api/tags", "/api/version"}
+)
 PROOF_SCHEME = "hmac-sha256/1"
 NONCE_HEADER = "x-antinomy-nonce"
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
@@ -90,6 +99,11 @@ class Guardrails:
     max_body: int = 2 * 1024 * 1024
     #: Most texts in one embeddings request.
     max_batch: int = 256
+    #: Serve :data:`OPEN_EMBEDDING_PATHS` without the token.
+    open_embeddings: bool = False
+
+    def needs_token(self, path: str) -> bool:
+        return not (self.open_embeddings and path in OPEN_EMBEDDING_PATHS)
 
     @property
     def allowed_hosts(self) -> frozenset[str]:
