@@ -12,6 +12,7 @@ from desktop.cli.common import add_vault_option, set_handler, vault_path
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import progress
 from desktop.flows.guard import load_settings
+from desktop.service.heap import return_freed_heap
 from desktop.service.security import load_or_create_token, token_path
 from desktop.service.server import DEFAULT_PORT, start_endpoint
 from inference.runtime import Runtime
@@ -72,9 +73,13 @@ def run_serve(args: argparse.Namespace) -> int:
         state = "on" if guard.enabled else "off (turn on: antinomy guard enable)"
         progress(f"  guard for this vault: {state}; mode {guard.mode}, threshold {guard.threshold}")
         runtime.wait_ready()
+        return_freed_heap()
         progress(f"  models ready in {runtime.ready_seconds or 0:.2f} s; Ctrl-C stops")
+        guard_reading = handle.guard is not None
         while not stop.wait(0.5):
-            pass
+            if guard_reading and handle.guard is not None and handle.guard.ready.is_set():
+                guard_reading = False  # it has read the decisions (and built its int8 copy)
+                return_freed_heap()
     except KeyboardInterrupt:
         pass
     finally:
