@@ -5,7 +5,7 @@ uvicorn's h11 protocol arms no timer until a first response has gone out, so a
 client that connects and sends half a request line (or nothing) was held for
 ever; and one that pipelines requests without reading the answers was answered
 as fast as it sent them (a flood of ``GET /healthz`` on 256 connections kept the
-server thread at 78 % CPU, ~3,900 answers/s, and every hook call failed open).
+server thread at 78 % CPU, ~3,500 answers/s, and every hook call failed open).
 This protocol adds, per connection:
 
 * a **request-read timeout** (:data:`REQUEST_READ_SECONDS`): from the moment the
@@ -24,10 +24,12 @@ This protocol adds, per connection:
 * a **connection cap** (:data:`MAX_CONNECTIONS`), of which :data:`RESERVED_FOR_TOKEN`
   are kept for connections that have sent the bearer token. A new connection counts
   as tokenless until it sends the token; when the tokenless ones go over their share,
-  one is closed — one held back for pipelining first, then the oldest — so
-  a flood of connections without the token cannot lock out the hook or a client
-  that holds it. Past the whole cap, the oldest idle connections make room; if every
-  connection is busy answering, the new one is closed at once.
+  one is closed (see ``_evict_tokenless`` for which), so a flood of connections
+  without the token cannot lock out the hook or a client that holds it. Past the
+  whole cap, the oldest idle connections make room; if every connection is busy
+  answering, the new one is closed at once. A flood of more connections than the
+  share churns (each newcomer closes one, which comes back): it costs the server
+  again, and is not stopped here.
 
 It runs on the endpoint's event loop only.
 """

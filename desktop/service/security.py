@@ -43,6 +43,9 @@ LOOPBACK_NAMES = ("127.0.0.1", "[::1]", "localhost")
 #: question to the real endpoint and replay its answer. desktop/service/hook.py
 #: computes the same (it cannot import this module: it runs without site-packages).
 PROOF_PATH = "/v1/hello"
+PROOF_SCHEME = "hmac-sha256/1"
+NONCE_HEADER = "x-antinomy-nonce"
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 #: Served without the token when the endpoint runs with ``open_embeddings`` (opt-in:
 #: ``antinomy serve --open-embeddings``), for clients that cannot send one — Ollama's
 #: own client sends none unless ``OLLAMA_API_KEY`` is set. Embeddings and which model
@@ -50,9 +53,6 @@ PROOF_PATH = "/v1/hello"
 OPEN_EMBEDDING_PATHS = frozenset(
     {"/v1/embeddings", "/api/embed", "/api/embeddings", "/v1/models", "/api/tags", "/api/version"}
 )
-PROOF_SCHEME = "hmac-sha256/1"
-NONCE_HEADER = "x-antinomy-nonce"
-_NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 
 def proof_message(port: int, nonce: str) -> bytes:
