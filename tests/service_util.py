@@ -35,6 +35,12 @@ def call(
         conn.close()
 
 
+def error_message(body: dict[str, Any]) -> str:
+    """The message of an error answer, in OpenAI's shape or (on ``/api/...``) Ollama's."""
+    error = body["error"]
+    return error if isinstance(error, str) else str(error["message"])
+
+
 def rss_mib() -> float:
     """This process's resident memory now (Linux), in MiB."""
     try:
@@ -117,3 +123,94 @@ def run_load(
         "rss_mib_before": round(rss_before, 1),
         "rss_mib_after": round(rss_mib(), 1),
     }
+
+
+def pipelining_flood(
+    port: int, connections: int, *, rcvbuf: int | None = None, seconds: float = 600.0
+) -> dict[str, Any]:
+    """Hold ``connections`` sockets, each pipelining ``GET /healthz`` (no token) as fast as
+    it takes them, never reading an answer; one the server closes is opened again at
+    once. Runs ``seconds`` or until SIGTERM; returns counts. ``rcvbuf`` shrinks each
+    socket's receive buffer, so unread answers fill it sooner."""
+    import selectors
+    import signal
+    import socket
+    import threading
+    import time
+
+    stopped = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    block = (f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n" * 256).encode()
+    sel = selectors.DefaultSelector()
+    counts = {"opened": 0, "closed_by_server": 0, "connect_failed": 0}
+    sent = 0
+
+    def open_one() -> None:
+        try:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            if rcvbuf is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            sock.settimeout(1)
+            sock.connect(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            counts["connect_failed"] += 1
+            return
+        sock.setblocking(False)
+        sel.register(sock, selectors.EVENT_WRITE)
+        counts["opened"] += 1
+
+    stop_at = time.monotonic() + seconds
+    while time.monotonic() < stop_at and not stopped.is_set():
+        while len(sel.get_map()) < connections and not stopped.is_set():
+            open_one()
+            if counts["connect_failed"] > 10 * connections:
+                stopped.set()
+        for key, _ in sel.select(timeout=0.05):
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)
+            try:
+                sent += sock.send(block)
+            except BlockingIOError:
+                continue
+            except OSError:  # closed by the server: come back at once
+                sel.unregister(sock)
+                sock.close()
+                counts["closed_by_server"] += 1
+    held = len(sel.get_map())
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+    return {**counts, "held_at_end": held, "requests_sent_mb": round(sent / 2**20, 1)}
+
+
+class PipeliningFlood:
+    """:func:`pipelining_flood` in a process of its own (as an attacker would be), for
+    the length of a ``with`` block; ``report`` holds its counts afterwards."""
+
+    def __init__(self, port: int, connections: int, *, rcvbuf: int | None = None) -> None:
+        self.args = (port, connections, rcvbuf)
+        self.report: dict[str, Any] = {}
+
+    def __enter__(self) -> PipeliningFlood:
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        port, connections, rcvbuf = self.args
+        code = (
+            "import json; from tests.service_util import pipelining_flood; "
+            f"print(json.dumps(pipelining_flood({port}, {connections}, rcvbuf={rcvbuf})))"
+        )
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.terminate()
+        out, _ = self._proc.communicate(timeout=60)
+        self.report = json.loads(out) if out.strip() else {"exit": self._proc.returncode}

@@ -38,14 +38,16 @@ def test_openai_client_float_and_base64_match_in_process(
     expected = runtime.embedder.embed(texts)
     # The client asks for base64 by default and decodes it itself.
     default = client.embeddings.create(model="all-MiniLM-L6-v2", input=texts)
-    as_float = client.embeddings.create(model="anything", input=texts, encoding_format="float")
+    as_float = client.embeddings.create(
+        model="sentence-transformers/all-MiniLM-L6-v2", input=texts, encoding_format="float"
+    )
     for answer in (default, as_float):
         got = np.array([d.embedding for d in answer.data], dtype=np.float32)
         assert got.shape == (3, 384)
         assert np.abs(got - expected).max() < 1e-5
         assert [d.index for d in answer.data] == [0, 1, 2]
         assert answer.usage.prompt_tokens == answer.usage.total_tokens > 10
-    single = client.embeddings.create(model="x", input=texts[1], encoding_format="float")
+    single = client.embeddings.create(model="all-minilm", input=texts[1], encoding_format="float")
     assert np.abs(np.array(single.data[0].embedding) - expected[1]).max() < 1e-5
 
 
@@ -56,11 +58,13 @@ def test_base64_is_little_endian_float32(endpoint: EndpointHandle, runtime: Any)
     assert status == 200
     vec = np.frombuffer(base64.b64decode(body["data"][0]["embedding"]), dtype="<f4")
     assert np.abs(vec - runtime.embedder.embed(["hello"])[0]).max() < 1e-5
-    assert body["model"] == runtime.embedder.name
+    assert body["model"] == "all-minilm-l6-v2"
 
 
 def test_ollama_embed(endpoint: EndpointHandle, runtime: Any) -> None:
-    status, body = call(endpoint.port, "POST", "/api/embed", {"model": "m", "input": ["a b", "c"]})
+    status, body = call(
+        endpoint.port, "POST", "/api/embed", {"model": "all-minilm", "input": ["a b", "c"]}
+    )
     assert status == 200
     got = np.array(body["embeddings"], dtype=np.float32)
     assert np.abs(got - runtime.embedder.embed(["a b", "c"])).max() < 1e-5
@@ -71,7 +75,7 @@ def test_models_and_healthz(endpoint: EndpointHandle, runtime: Any) -> None:
     status, body = call(endpoint.port, "GET", "/healthz", token=None)
     assert status == 200 and body["status"] == "ok" and body["models"] == "ready"
     status, body = call(endpoint.port, "GET", "/v1/models")
-    assert status == 200 and body["data"][0]["id"] == runtime.embedder.name
+    assert status == 200 and body["data"][0]["id"] == "all-minilm-l6-v2"
     assert call(endpoint.port, "GET", "/v1/models", token=None)[0] == 401
 
 

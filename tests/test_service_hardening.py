@@ -25,7 +25,7 @@ from desktop.service.server import EndpointHandle, endpoint_file, start_endpoint
 from inference.embedder import Embedder
 from inference.runtime import Runtime
 from tests.fakes import ScriptedGenerator
-from tests.service_util import TOKEN, call
+from tests.service_util import TOKEN, call, error_message
 
 
 class LengthEmbedder(Embedder):
@@ -96,7 +96,7 @@ def post(port: int, body: bytes, path: str = "/v1/embeddings") -> tuple[int, dic
 def test_deep_nesting_is_400_on_every_route(endpoint: EndpointHandle, path: str) -> None:
     status, body = post(endpoint.port, b"[" * 100_000 + b"]" * 100_000, path)
     assert status == 400
-    assert body["error"]["message"].startswith("The body is nested too deeply to read")
+    assert error_message(body).startswith("The body is nested too deeply to read")
 
 
 @pytest.mark.parametrize("path", ["/v1/embeddings", "/v1/capture"])

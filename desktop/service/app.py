@@ -1,12 +1,18 @@
 """The ASGI application behind the endpoint: one front door, then the route table.
 
 Every request passes, in order: ``Host`` (403), ``Origin`` (403), bearer token
-(401; ``GET /healthz`` and the proof ``GET /v1/hello`` are the open routes), route
+(401; ``GET /healthz`` and the proof ``GET /v1/hello`` are the open routes, and the
+embedding routes with ``Guardrails.open_embeddings``), route
 and method (404/405), ``Content-Type: application/json`` (415), body size (413),
-JSON object (400: also for nesting too deep, a number too long, a lone surrogate).
+UTF-8 (400: strictly, no UTF-16, no surrogates as bytes), JSON object (400: also for
+nesting too deep, a number too long, a lone surrogate escape).
 Errors are JSON in the OpenAI shape, so OpenAI clients show the message::
 
     {"error": {"message": "...", "type": "invalid_request_error", "code": 400}}
+
+and, on Ollama's routes (``/api/...``), in Ollama's, which its clients read::
+
+    {"error": "..."}
 
 A refused body is read and dropped (up to :data:`DRAIN_LIMIT`) before the
 answer, so the client reliably gets its 413/401 instead of a reset connection.
@@ -46,9 +52,17 @@ DRAIN_LIMIT = 32 * 1024 * 1024
 OPEN_PATHS = frozenset({"/healthz"})
 
 
-def error_body(exc: ServiceError | AntinomyError | Exception, status: int) -> JsonBody:
+def error_body(
+    exc: ServiceError | AntinomyError | Exception, status: int, *, ollama: bool = False
+) -> JsonBody:
+    """OpenAI's error shape, or Ollama's (``{"error": "..."}``: what Ollama's clients
+    read) for ``ollama``."""
+    if ollama:
+        return {"error": exc.ollama_message() if isinstance(exc, ServiceError) else str(exc)}
     kind = getattr(exc, "kind", "server_error" if status >= 500 else "invalid_request_error")
-    return {"error": {"message": str(exc), "type": kind, "code": status}}
+    return {
+        "error": {"message": str(exc), "type": kind, "code": getattr(exc, "code", None) or status}
+    }
 
 
 class EndpointApp:
@@ -68,15 +82,21 @@ class EndpointApp:
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
         reader = _BodyReader(receive)
+        ollama = str(scope.get("path", "")).startswith("/api/")
+        extra: tuple[tuple[str, str], ...] = ()
         try:
             body = await self._handle(scope, headers, reader)
             status = 200
         except ServiceError as exc:
-            status, body = exc.status, error_body(exc, exc.status)
+            status, body, extra = (
+                exc.status,
+                error_body(exc, exc.status, ollama=ollama),
+                exc.headers,
+            )
         except ModelUnavailable as exc:
-            status, body = 503, error_body(exc, 503)
+            status, body = 503, error_body(exc, 503, ollama=ollama)
         except AntinomyError as exc:
-            status, body = 422, error_body(exc, 422)
+            status, body = 422, error_body(exc, 422, ollama=ollama)
         except Exception as exc:
             # The exception's own text may name files or internals: it goes to the log only.
             log.exception("endpoint: %s %s failed", scope.get("method"), scope.get("path"))
@@ -87,10 +107,11 @@ class EndpointApp:
                     "(`antinomy serve` prints it; the app's log is in the Debug panel)."
                 ),
                 500,
+                ollama=ollama,
             )
         if scope.get("method") == "POST":
             await reader.drain(headers)
-        await _send_json(send, status, body)
+        await _send_json(send, status, body, extra)
 
     async def _handle(self, scope: Scope, headers: dict[str, str], reader: _BodyReader) -> JsonBody:
         g = self.guardrails
@@ -102,7 +123,7 @@ class EndpointApp:
             # Open, like /healthz: the hook asks it *before* it sends the token (or anything
             # else) to whatever listens on the port; only the holder of the token can answer.
             return {"proof": g.prove(headers.get(NONCE_HEADER, "")), "scheme": PROOF_SCHEME}
-        if path not in OPEN_PATHS:
+        if path not in OPEN_PATHS and g.needs_token(path):
             g.check_token(headers)
         if method == "GET":
             get = self.routes.get(path)
@@ -148,19 +169,32 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def parse_body(raw: bytes) -> Any:
     """The body as JSON, or :class:`BadRequest` with what is wrong — never an internal error.
 
+    The bytes must be UTF-8 (RFC 8259), strictly: ``json.loads`` on bytes also took
+    UTF-16 and UTF-32, and surrogates written as bytes (``ED A0 80``), which then
+    crashed whatever wrote the text later (the memory log, the answer itself).
     Beyond syntax this refuses what ``json.loads`` accepts (or crashes on) but no
     handler can use: nesting deep enough to exhaust the parser's stack, integers
-    with more digits than Python converts, and lone UTF-16 surrogates
-    (``"\\ud800"``), which cannot be written as UTF-8 anywhere later.
+    with more digits than Python converts, and lone UTF-16 surrogate escapes
+    (``"\\ud800"``), which cannot be written as UTF-8 anywhere later either.
     """
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise BadRequest(
+            "The body is UTF-16 (it starts with a byte-order mark): send the JSON as UTF-8."
+        )
+    if b"\x00" in raw:  # never in JSON text, always in UTF-16 or UTF-32 text
+        raise BadRequest("The body looks like UTF-16 or UTF-32: send the JSON as UTF-8.")
     try:
-        parsed = json.loads(raw)
+        text = raw.decode("utf-8")  # strict: json.loads(bytes) let UTF-16 and lone surrogates in
+    except UnicodeDecodeError as exc:
+        raise BadRequest(_not_utf8(raw, exc)) from None
+    try:
+        parsed = json.loads(text.removeprefix("\ufeff"))  # a UTF-8 byte-order mark is tolerated
     except RecursionError:
         raise BadRequest(
             "The body is nested too deeply to read: send at most a few levels of arrays "
             "and objects."
         ) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
         raise BadRequest(f"The body is not valid JSON: {exc}.") from None
     except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string…"
         raise BadRequest(f"The body holds a value that cannot be read: {exc}.") from None
@@ -173,6 +207,19 @@ def parse_body(raw: bytes) -> Any:
                 "is fine)."
             )
     return parsed
+
+
+def _not_utf8(raw: bytes, exc: UnicodeDecodeError) -> str:
+    bad = raw[exc.start : exc.start + 3]
+    if bad[:1] == b"\xed" and len(bad) > 1 and bad[1] >= 0xA0:
+        return (
+            f"The body holds a UTF-16 surrogate encoded as bytes ({bad.hex(' ')} at byte "
+            f"{exc.start}), which is not UTF-8: send the text as valid Unicode."
+        )
+    return (
+        f"The body is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start}): "
+        "send the JSON as UTF-8."
+    )
 
 
 def _lone_surrogate(value: Any) -> str | None:
@@ -240,8 +287,21 @@ class _BodyReader:
             drained += len(chunk or b"")
 
 
-async def _send_json(send: Send, status: int, body: JsonBody) -> None:
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def _encode(status: int, body: JsonBody) -> tuple[int, bytes]:
+    try:
+        return status, json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError) as exc:
+        # A handler's answer that is not JSON-able UTF-8 (a lone surrogate read from a file):
+        # still a JSON 500, not the server's plain-text one.
+        log.error("endpoint: the answer cannot be sent as JSON: %r", exc)
+        error = RuntimeError(f"Internal error ({type(exc).__name__}) — see the server log.")
+        return 500, json.dumps(error_body(error, 500)).encode("utf-8")
+
+
+async def _send_json(
+    send: Send, status: int, body: JsonBody, extra: tuple[tuple[str, str], ...] = ()
+) -> None:
+    status, data = _encode(status, body)
     await send(
         {
             "type": "http.response.start",
@@ -250,6 +310,7 @@ async def _send_json(send: Send, status: int, body: JsonBody) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(data)).encode("ascii")),
                 (b"cache-control", b"no-store"),
+                *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra),
             ],
         }
     )

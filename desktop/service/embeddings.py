@@ -3,15 +3,21 @@
 ``POST /v1/embeddings`` takes ``input`` as a string or a list of strings,
 ``encoding_format`` ``"float"`` (default) or ``"base64"`` (little-endian
 float32, which the official ``openai`` client asks for by default), and refuses
-``dimensions`` other than the model's own. ``model`` may be any name (clients
-hard-code one); the answer names the model really used. ``usage`` counts the
-tokens the embedder actually read (at most 256 per text).
+``dimensions`` other than the model's own. ``model`` must name the served model
+or one of its aliases (desktop.service.model_names); the answer names its clean
+id. ``usage`` counts the tokens the embedder actually read (at most 256 per text).
 
 Each input is cut to :data:`MAX_INPUT_CHARS` characters before tokenising; the
-indices of the inputs cut are listed in ``truncated_inputs`` (both shapes).
+indices of the inputs cut are listed in ``truncated_inputs`` (all shapes).
 
-``POST /api/embed`` is Ollama's shape: ``{"model", "input"}`` →
-``{"model", "embeddings", "prompt_eval_count", "total_duration"}``.
+Ollama's shapes: ``POST /api/embed`` ``{"model", "input"}`` →
+``{"model", "embeddings", "total_duration", "load_duration", "prompt_eval_count"}``,
+and the older ``POST /api/embeddings`` ``{"model", "prompt"}`` → ``{"embedding"}``.
+As Ollama does, no input (or an empty prompt) embeds nothing: tools send that to
+load the model.
+
+Right after start, a request waits for the embedder to be warm (up to
+``wait_seconds``) rather than being refused.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import numpy as np
 
 from desktop.service.batching import EmbedBatcher
 from desktop.service.errors import BadRequest, PayloadTooLarge
+from desktop.service.model_names import WARM_WAIT_SECONDS, served_model, warm_embedder
 from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
 
 if TYPE_CHECKING:
@@ -129,11 +136,15 @@ def _check_dimensions(body: JsonBody, dimension: int) -> None:
 
 
 def embedding_routes(
-    ctx: ServiceContext, *, max_batch: int, counter: TokenCounter
+    ctx: ServiceContext,
+    *,
+    max_batch: int,
+    counter: TokenCounter,
+    wait_seconds: float = WARM_WAIT_SECONDS,
 ) -> dict[str, JsonHandler]:
-    """The two embeddings routes, on ``ctx.batcher``. The model may still be loading
-    when they are made (the desktop app starts the endpoint at once): until it is
-    ready they answer 503 with "The embedder is still loading"."""
+    """The embeddings routes, on ``ctx.batcher``. The model may still be loading when
+    they are made (the desktop app starts the endpoint at once): a request then waits
+    up to ``wait_seconds`` for it, and is answered 503 (``Retry-After``) past that."""
     batcher: EmbedBatcher = ctx.batcher
     runtime = ctx.runtime
 
@@ -141,13 +152,19 @@ def embedding_routes(
         # Off the loop: tokenising a full batch takes long enough to delay a guard check.
         return await asyncio.get_running_loop().run_in_executor(None, counter.count, texts)
 
+    async def ready(body: JsonBody) -> str:
+        """Waits for the embedder; checks ``model`` and ``dimensions``; the served id."""
+        served = served_model(await warm_embedder(runtime, wait_seconds))
+        served.check(body)
+        _check_dimensions(body, served.dimension)
+        return served.id
+
     async def openai_embeddings(body: JsonBody) -> JsonBody:
         texts, cut = bounded_inputs(parse_inputs(body, key="input", max_batch=max_batch))
         fmt = body.get("encoding_format", "float") or "float"
         if fmt not in ("float", "base64"):
             raise BadRequest(f"encoding_format={fmt!r} is not supported: use 'float' or 'base64'.")
-        embedder = runtime.embedder
-        _check_dimensions(body, embedder.dimension)
+        model = await ready(body)
         vectors = await batcher.embed(texts)
         tokens = await count_tokens(texts)
         data: list[dict[str, Any]] = []
@@ -161,7 +178,7 @@ def embedding_routes(
         answer: JsonBody = {
             "object": "list",
             "data": data,
-            "model": embedder.name,
+            "model": model,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
         if cut:
@@ -170,19 +187,45 @@ def embedding_routes(
 
     async def ollama_embed(body: JsonBody) -> JsonBody:
         start = time.perf_counter_ns()
-        texts, cut = bounded_inputs(parse_inputs(body, key="input", max_batch=max_batch))
-        embedder = runtime.embedder
-        _check_dimensions(body, embedder.dimension)
-        vectors = await batcher.embed(texts)
+        preload = body.get("input") in (None, "", [])  # Ollama loads the model, embeds nothing
+        texts, cut = (
+            ([], [])
+            if preload
+            else bounded_inputs(parse_inputs(body, key="input", max_batch=max_batch))
+        )
+        loading = time.perf_counter_ns()
+        model = await ready(body)
+        loaded = time.perf_counter_ns()
+        vectors = await batcher.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
         answer: JsonBody = {
-            "model": embedder.name,
+            "model": model,
             "embeddings": vectors.tolist(),
             "total_duration": time.perf_counter_ns() - start,
-            "load_duration": 0,
-            "prompt_eval_count": await count_tokens(texts),
+            "load_duration": loaded - loading,
+            "prompt_eval_count": await count_tokens(texts) if texts else 0,
         }
         if cut:
             answer["truncated_inputs"] = cut
         return answer
 
-    return {"/v1/embeddings": openai_embeddings, "/api/embed": ollama_embed}
+    async def ollama_embeddings(body: JsonBody) -> JsonBody:
+        prompt = body.get("prompt", "")
+        if prompt is None:
+            prompt = ""
+        if not isinstance(prompt, str):
+            raise BadRequest(f"'prompt' must be a string, not {type(prompt).__name__}.")
+        await ready(body)
+        if not prompt:
+            return {"embedding": []}  # Ollama's answer to an empty prompt (it loads the model)
+        texts, cut = bounded_inputs([prompt])
+        vectors = await batcher.embed(texts)
+        answer: JsonBody = {"embedding": vectors[0].tolist()}
+        if cut:
+            answer["truncated_inputs"] = cut
+        return answer
+
+    return {
+        "/v1/embeddings": openai_embeddings,
+        "/api/embed": ollama_embed,
+        "/api/embeddings": ollama_embeddings,
+    }

@@ -9,6 +9,8 @@
   ``Host``. Only ``127.0.0.1:PORT``, ``[::1]:PORT`` and ``localhost:PORT`` pass.
 * **Origin.** Browsers send ``Origin`` on cross-site requests; anything but the
   endpoint's own loopback origin is refused (CLI clients send none).
+* **Open embeddings** (opt-in): the embedding routes without the token, for clients
+  that cannot send one; Host and Origin are checked all the same.
 """
 
 from __future__ import annotations
@@ -46,6 +48,13 @@ PROOF_PATH = "/v1/hello"
 PROOF_SCHEME = "hmac-sha256/1"
 NONCE_HEADER = "x-antinomy-nonce"
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
+#: Served without the token when the endpoint runs with ``open_embeddings`` (opt-in:
+#: ``antinomy serve --open-embeddings``), for clients that cannot send one — Ollama's
+#: own client sends none unless ``OLLAMA_API_KEY`` is set. Embeddings and which model
+#: is served only: recall, capture and the guard always need the token.
+OPEN_EMBEDDING_PATHS = frozenset(
+    {"/v1/embeddings", "/api/embed", "/api/embeddings", "/v1/models", "/api/tags", "/api/version"}
+)
 
 
 def proof_message(port: int, nonce: str) -> bytes:
@@ -128,6 +137,11 @@ class Guardrails:
     max_body: int = 2 * 1024 * 1024
     #: Most texts in one embeddings request.
     max_batch: int = 256
+    #: Serve :data:`OPEN_EMBEDDING_PATHS` without the token.
+    open_embeddings: bool = False
+
+    def needs_token(self, path: str) -> bool:
+        return not (self.open_embeddings and path in OPEN_EMBEDDING_PATHS)
 
     @property
     def allowed_hosts(self) -> frozenset[str]:
@@ -164,15 +178,19 @@ class Guardrails:
                 f"Origin {origin!r} is refused: web pages may not call the local endpoint."
             )
 
+    def holds_token(self, authorization: str) -> bool:
+        """Does this ``Authorization`` header value carry the endpoint's token?"""
+        scheme, _, given = authorization.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8", "replace"), self.token.encode()
+        )
+
     def check_token(self, headers: Mapping[str, str]) -> None:
         value = headers.get("authorization", "")
-        scheme, _, given = value.partition(" ")
         if not value:
             raise Unauthorized(
                 "Missing bearer token: send 'Authorization: Bearer <token>' with the token "
                 f"from {token_path()}."
             )
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            given.strip().encode(), self.token.encode()
-        ):
+        if not self.holds_token(value):
             raise Unauthorized(f"Wrong bearer token: use the token in {token_path()}.")

@@ -35,12 +35,20 @@ import uvicorn
 import inference
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
-from desktop.service.connections import MAX_CONNECTIONS, REQUEST_READ_SECONDS, guarded_protocol
+from desktop.service.connections import (
+    MAX_CONNECTIONS,
+    REQUEST_READ_SECONDS,
+    WRITE_SECONDS,
+    connection_cap,
+    guarded_protocol,
+)
 from desktop.service.embeddings import TokenCounter, embedding_routes
 from desktop.service.errors import EndpointError
 from desktop.service.guard_log import GuardLog
 from desktop.service.guard_route import GuardService
 from desktop.service.memory_route import memory_routes
+from desktop.service.model_names import WARM_WAIT_SECONDS
+from desktop.service.model_routes import model_routes
 from desktop.service.routes import (
     ROUTE_FACTORIES,
     JsonBody,
@@ -253,23 +261,34 @@ def start_endpoint(
     guard: bool = True,
     ready_timeout: float = 10.0,
     read_seconds: float = REQUEST_READ_SECONDS,
+    write_seconds: float = WRITE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
+    open_embeddings: bool = False,
+    warm_wait_seconds: float = WARM_WAIT_SECONDS,
 ) -> EndpointHandle:
     """Start serving; returns once the sockets accept connections. Any thread.
 
-    ``port=0`` picks a free port (tests). ``runtime`` may still be loading: the
-    embedding and guard routes answer 503 until the embedder is ready.
+    ``port=0`` picks a free port (tests). ``runtime`` may still be loading: an
+    embedding request then waits up to ``warm_wait_seconds`` for the embedder, the
+    guard answers 503 at once (the hook's budget is 300 ms). ``open_embeddings`` serves
+    the embedding routes without the token (see desktop.service.security).
     ``publish`` writes ``<config dir>/endpoint.json`` (port, pid) for the hook
     client; stopping removes it only if this endpoint wrote it (and puts back the
     entry of an endpoint it replaced that still runs). A client has ``read_seconds``
-    to send a whole request; at most ``max_connections`` are held. ``guard`` adds
+    to send a whole request and ``write_seconds`` to take each answer; at most
+    ``max_connections`` are held (fewer where the open-file limit is lower), some of them
+    kept for clients that send the token (see desktop.service.connections). ``guard`` adds
     ``POST /v1/guard/check`` for ``vault_root``.
     Raises :class:`EndpointError` when the port is taken.
     """
     sockets = _bind(port)
     port = sockets[0].getsockname()[1]
     guardrails = Guardrails(
-        port=port, token=token or load_or_create_token(), max_body=max_body, max_batch=max_batch
+        port=port,
+        token=token or load_or_create_token(),
+        max_body=max_body,
+        max_batch=max_batch,
+        open_embeddings=open_embeddings,
     )
     # Guard checks and other small requests go on the runtime's urgent embedding lane (a
     # second thread on the same embedder: its ONNX session allows two callers), so they
@@ -287,7 +306,9 @@ def start_endpoint(
     )
     routes = RouteTable()
     guard_service = GuardService(context) if guard else None
-    _add_builtin_routes(routes, context, max_batch=max_batch, guard=guard_service)
+    _add_builtin_routes(
+        routes, context, max_batch=max_batch, guard=guard_service, wait_seconds=warm_wait_seconds
+    )
     if guard_service is not None:
         for path, handler in guard_service.routes().items():
             routes.register_route(path, handler)
@@ -296,7 +317,12 @@ def start_endpoint(
             routes.register_route(path, handler)
     workers = ThreadPoolExecutor(4, thread_name_prefix="antinomy-endpoint")
     app = EndpointApp(guardrails=guardrails, routes=routes, workers=workers)
-    protocol = guarded_protocol(read_seconds=read_seconds, max_connections=max_connections)
+    protocol = guarded_protocol(
+        read_seconds=read_seconds,
+        write_seconds=write_seconds,
+        max_connections=connection_cap(max_connections),
+        holds_token=guardrails.holds_token,
+    )
     config = uvicorn.Config(
         app,
         lifespan="off",
@@ -366,7 +392,12 @@ def guard_state(guard: GuardService | None) -> str:
 
 
 def _add_builtin_routes(
-    routes: RouteTable, context: ServiceContext, *, max_batch: int, guard: GuardService | None
+    routes: RouteTable,
+    context: ServiceContext,
+    *,
+    max_batch: int,
+    guard: GuardService | None,
+    wait_seconds: float,
 ) -> None:
     runtime = context.runtime
 
@@ -383,22 +414,14 @@ def _add_builtin_routes(
             "vault": context.vault_root is not None,
         }
 
-    async def models() -> JsonBody:
-        data: list[dict[str, Any]] = []
-        try:
-            embedder = runtime.embedder
-        except Exception:  # still loading: no model to list yet
-            embedder = None
-        if embedder is not None:
-            data.append(
-                {"id": embedder.name, "object": "model", "created": 0, "owned_by": "antinomy"}
-            )
-        return {"object": "list", "data": data}
-
     routes.register_get("/healthz", healthz)
-    routes.register_get("/v1/models", models)
+    for path, get in model_routes(context, wait_seconds=wait_seconds).items():
+        routes.register_get(path, get)  # /v1/models, /api/tags, /api/version
     counter = TokenCounter(runtime)
-    for path, handler in embedding_routes(context, max_batch=max_batch, counter=counter).items():
+    embedding = embedding_routes(
+        context, max_batch=max_batch, counter=counter, wait_seconds=wait_seconds
+    )
+    for path, handler in embedding.items():
         routes.register_route(path, handler)
     for path, handler in memory_routes(context).items():  # POST /v1/capture, /v1/recall
         routes.register_route(path, handler)
