@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -126,11 +126,14 @@ class Runtime:
         make_embedder: Callable[[], Embedder] | None = None,
         make_judge: Callable[[], Judge] | None = None,
         make_guard_judge: Callable[[], Judge | None] | None = None,
+        on_demand: Iterable[EngineName] = (),
     ) -> None:
         """``make_*``: build an engine instead of the settings' model (tests). A runtime
         given its own ``make_judge`` and no ``make_guard_judge`` lets the guard decide with
-        that judge."""
+        that judge. ``on_demand``: engines not brought up at start but on first use
+        (``antinomy serve`` loads the language model only when memory needs it)."""
         self.settings = settings or RuntimeSettings()
+        self.on_demand = frozenset(on_demand)
         self._make_generator = make_generator or self._default_generator
         self._make_embedder = make_embedder or self._default_embedder
         self._make_judge = make_judge or self._default_judge
@@ -229,25 +232,46 @@ class Runtime:
                 return
             self.state = State.LOADING
             self.started_at = time.perf_counter()
-            self._pending = len(ENGINES)
-            for name in ENGINES:  # loading and warming keep a core busy too
+            eager = [name for name in ENGINES if name not in self.on_demand]
+            self._pending = len(eager)
+            for name in eager:  # loading and warming keep a core busy too
                 self._running[name] += 1
         self._notify()
-        self._llm_pool.submit(self._bring_up, "llm")
-        self._embed_pool.submit(self._bring_up, "embedder")
-        self._judge_pool.submit(self._bring_up, "judge")
+        for name in eager:
+            self._pools[name].submit(self._bring_up, name)
+
+    @property
+    def _pools(self) -> dict[EngineName, ThreadPoolExecutor]:
+        return {"llm": self._llm_pool, "embedder": self._embed_pool, "judge": self._judge_pool}
 
     def _bring_up(self, name: EngineName) -> None:
         report = self.reports[name]
         try:
-            self._load(name, report)
+            error = self._load(name, report)
         finally:
             with self._lock:
                 self._running[name] -= 1
+        self._finish(error)
         if name != "llm":  # loaded at full priority (cold start), then bulk work yields
             lower_this_threads_priority()
 
-    def _load(self, name: EngineName, report: EngineReport) -> None:
+    def _on_demand(self, name: EngineName) -> None:
+        """Load an on-demand engine on its own worker, once; raises why it cannot."""
+        if name == "llm" and self._generator is not None:
+            return
+        with self._lock:
+            self._running[name] += 1
+        try:
+            error = self._load(name, self.reports[name])
+        finally:
+            with self._lock:
+                self._running[name] -= 1
+        if error is not None:
+            raise error
+        self._notify()
+
+    def _load(self, name: EngineName, report: EngineReport) -> AntinomyError | None:
+        """Load and warm one engine; the error that stopped it, if any."""
         try:
             t0 = time.perf_counter()
             if name == "llm":
@@ -274,15 +298,13 @@ class Runtime:
                 self._embedder = embedder
         except AntinomyError as exc:
             report.error = str(exc)
-            self._finish(exc)
-            return
+            return exc
         except Exception as exc:  # an engine bug must surface as a message, not a hang
             log.exception("loading the %s failed", name)
             report.error = f"{type(exc).__name__}: {exc}"
-            self._finish(ModelUnavailable(f"Loading the {name} failed: {report.error}"))
-            return
+            return ModelUnavailable(f"Loading the {name} failed: {report.error}")
         log.info("%s ready in %.2f s", name, report.ready_seconds or 0.0)
-        self._finish(None)
+        return None
 
     @staticmethod
     def _warm_generator(generator: Generator, report: EngineReport) -> None:
@@ -343,6 +365,10 @@ class Runtime:
 
     @property
     def generator(self) -> Generator:
+        """The language model; an on-demand one is loaded now (blocking: call from a
+        worker thread)."""
+        if self._generator is None and "llm" in self.on_demand and self.state is State.READY:
+            self._llm_pool.submit(self._on_demand, "llm").result()
         if self._generator is None:
             raise self.error or ModelUnavailable("The language model is still loading.")
         return self._generator

@@ -450,3 +450,34 @@ def test_the_guard_threshold_is_its_own_judges_before_that_judge_loads() -> None
             own.guard_thresholds()
     finally:
         own.close()
+
+
+def test_an_on_demand_engine_loads_at_first_use_not_at_start() -> None:
+    made: list[ScriptedGenerator] = []
+
+    def make() -> ScriptedGenerator:
+        made.append(ScriptedGenerator(["x", "{}", "hello"]))
+        return made[-1]
+
+    rt = Runtime(make_generator=make, make_embedder=FakeEmbedder, on_demand=("llm",))
+    rt.wait_ready(timeout=10)
+    assert rt.state is State.READY and made == []  # ready without the language model
+    assert rt.reports["llm"].model is None and rt.reports["llm"].load_seconds is None
+    answer = rt.queued_generator().complete([Message("user", "hi")])
+    assert answer.text == "hello" and len(made) == 1  # loaded and warmed (2 calls), once
+    assert rt.reports["llm"].ready_seconds is not None
+    rt.queued_generator()
+    assert len(made) == 1
+    rt.close()
+
+
+def test_an_on_demand_engine_that_fails_says_why_and_leaves_the_others_up() -> None:
+    def missing() -> ScriptedGenerator:
+        raise ModelUnavailable("The language model file is missing at /x/m.gguf.")
+
+    rt = Runtime(make_generator=missing, make_embedder=FakeEmbedder, on_demand=("llm",))
+    rt.wait_ready(timeout=10)
+    with pytest.raises(ModelUnavailable, match=r"missing at /x/m\.gguf"):
+        rt.generator  # noqa: B018
+    assert rt.state is State.READY and rt.submit_embed(["a"]).result().shape == (1, 4)
+    rt.close()
