@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from inference.base import (
@@ -27,7 +26,6 @@ from inference.base import (
     Generator,
     Message,
     StopFlag,
-    adopt_identity,
 )
 from inference.embedder import Embedder, Vectors
 from inference.engines import (
@@ -46,7 +44,9 @@ from inference.http_backend import OpenAIHttpGenerator
 from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores, Thresholds
 from inference.llama_backend import LlamaGenerator
+from inference.queued import QueuedEmbedder, QueuedGenerator, QueuedJudge
 from inference.registry import ResolvedModel
+from inference.warm import EngineReport, warm_embedder, warm_generator, warm_judge
 
 __all__ = ["ENGINES", "EngineReport", "Runtime", "RuntimeSettings", "State"]
 
@@ -55,13 +55,6 @@ log = logging.getLogger(__name__)
 EngineName = EngineKind
 #: The engines a runtime keeps resident: every registered kind.
 ENGINES: tuple[EngineName, ...] = tuple(BACKENDS)
-
-_WARM_TEXT = (
-    "Antinomy keeps the user's notes on this machine. A tension is a pair of notes that "
-    "cannot both be right as written: one says the team ships on Fridays, the other says "
-    "nothing is deployed before a weekend. The user decides what to do with it; the tool "
-    "only points at the two passages and quotes them exactly. "
-)
 
 
 #: Nice value of the embedder's and the judge's own workers once their engine is up: the
@@ -92,24 +85,6 @@ class State(enum.Enum):
     READY = "ready"
     FAILED = "failed"
     CLOSED = "closed"
-
-
-@dataclass
-class EngineReport:
-    """What loading and warming one engine cost; filled in as it happens."""
-
-    name: EngineName
-    model: ResolvedModel | None = None
-    description: str = ""
-    load_seconds: float | None = None
-    warm_tiny_seconds: float | None = None
-    warm_full_seconds: float | None = None
-    error: str | None = None
-
-    @property
-    def ready_seconds(self) -> float | None:
-        parts = (self.load_seconds, self.warm_tiny_seconds, self.warm_full_seconds)
-        return None if None in parts else sum(p for p in parts if p is not None)
 
 
 Listener = Callable[["Runtime"], None]
@@ -280,13 +255,13 @@ class Runtime:
                 if isinstance(generator, OpenAIHttpGenerator):
                     generator.list_models()  # fail now, not on first use
                 report.description = report.description or generator.backend_name
-                self._warm_generator(generator, report)
+                warm_generator(generator, report)
                 self._generator = generator
             elif name == "judge":
                 judge = self._make_judge()
                 report.load_seconds = time.perf_counter() - t0
                 report.description = "onnxruntime, contradiction / entailment / neutral"
-                self._warm_judge(judge, report)
+                warm_judge(judge, report)
                 self._judge = judge
             else:
                 embedder = self._make_embedder()
@@ -294,7 +269,7 @@ class Runtime:
                 report.description = (
                     report.description or f"onnxruntime, {embedder.dimension} dimensions"
                 )
-                self._warm_embedder(embedder, report)
+                warm_embedder(embedder, report)
                 self._embedder = embedder
         except AntinomyError as exc:
             report.error = str(exc)
@@ -305,38 +280,6 @@ class Runtime:
             return ModelUnavailable(f"Loading the {name} failed: {report.error}")
         log.info("%s ready in %.2f s", name, report.ready_seconds or 0.0)
         return None
-
-    @staticmethod
-    def _warm_generator(generator: Generator, report: EngineReport) -> None:
-        t0 = time.perf_counter()
-        generator.complete([Message("user", "Hi")], settings=GenerationSettings(max_tokens=1))
-        report.warm_tiny_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        generator.complete(
-            [Message("system", "Answer in JSON."), Message("user", _WARM_TEXT * 2)],
-            schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
-            settings=GenerationSettings(max_tokens=8),
-        )
-        report.warm_full_seconds = time.perf_counter() - t0
-
-    @staticmethod
-    def _warm_embedder(embedder: Embedder, report: EngineReport) -> None:
-        t0 = time.perf_counter()
-        embedder.embed(["warm"])
-        report.warm_tiny_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        embedder.embed([_WARM_TEXT * 3])  # one text at the 256-token limit
-        report.warm_full_seconds = time.perf_counter() - t0
-
-    @staticmethod
-    def _warm_judge(judge: Judge, report: EngineReport) -> None:
-        t0 = time.perf_counter()
-        judge.score([("warm", "up")])
-        report.warm_tiny_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        half = len(_WARM_TEXT) // 2
-        judge.score([(_WARM_TEXT[:half], _WARM_TEXT[half:])] * 4)
-        report.warm_full_seconds = time.perf_counter() - t0
 
     def _finish(self, error: AntinomyError | None) -> None:
         with self._lock:
@@ -510,7 +453,7 @@ class Runtime:
     def _load_guard_judge(self) -> Judge | None:
         judge = self._make_guard_judge()
         if judge is not None:
-            self._warm_judge(judge, EngineReport("judge"))
+            warm_judge(judge, EngineReport("judge"))
         return judge
 
     def submit_judge(self, pairs: Sequence[tuple[str, str]]) -> Future[Scores]:
@@ -582,71 +525,22 @@ class Runtime:
         ``Llama`` is still only touched by its single worker. Do not call it from
         the LLM worker itself (it would wait for itself).
         """
-        return _QueuedGenerator(self)
+        return QueuedGenerator(self)
 
     def queued_embedder(self) -> Embedder:
         """An :class:`Embedder` whose calls run on the embedder's own worker."""
-        return _QueuedEmbedder(self)
+        return QueuedEmbedder(self)
 
     def queued_judge(self) -> Judge:
         """A :class:`Judge` whose calls run on the judge's own worker."""
-        return _QueuedJudge(self)
+        return QueuedJudge(self)
 
     def direct_judge(self, *, guard: bool = False) -> Judge:
         """A :class:`Judge` that scores on the caller's thread (:meth:`score_now`); with
         ``guard``, the guard's judge once :meth:`guard_judge` has loaded it."""
         inner = (self._guard_judge or self.judge) if guard else None
-        return _QueuedJudge(self, direct=True, inner=inner)
+        return QueuedJudge(self, direct=True, inner=inner)
 
 
 def _no_judge() -> Judge | None:
     return None
-
-
-class _QueuedGenerator(Generator):
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
-        inner = runtime.generator
-        adopt_identity(self, inner, Generator)
-        self._inner = inner
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        schema: dict[str, Any] | None = None,
-        settings: GenerationSettings | None = None,
-        stop: StopFlag | None = None,
-    ) -> Completion:
-        future = self._runtime.submit_complete(
-            messages, schema=schema, settings=settings, stop=stop
-        )
-        return future.result()
-
-    def count_tokens(self, text: str) -> int:
-        # Tokenising is read-only and thread-safe in llama.cpp.
-        return self._inner.count_tokens(text)
-
-
-class _QueuedEmbedder(Embedder):
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
-        adopt_identity(self, runtime.embedder, Embedder)
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return self._runtime.submit_embed(texts).result()
-
-
-class _QueuedJudge(Judge):
-    def __init__(
-        self, runtime: Runtime, *, direct: bool = False, inner: Judge | None = None
-    ) -> None:
-        self._runtime = runtime
-        self._direct = direct
-        self._inner = inner
-        adopt_identity(self, inner or runtime.judge, Judge)
-
-    def score(self, pairs: Sequence[tuple[str, str]]) -> Scores:
-        if self._direct:
-            return self._runtime.score_now(pairs, self._inner)
-        return self._runtime.submit_judge(pairs).result()

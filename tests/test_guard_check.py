@@ -16,7 +16,7 @@ import pytest
 from desktop.flows import guard as guard_flow
 from desktop.flows.guard import Guard, GuardNotReady, GuardSettings, save_settings
 from desktop.resources import sample_vault_source
-from desktop.service import hook
+from desktop.service import hook, hook_wire
 from desktop.vault.index import VaultIndex
 from tests.fakes import ScriptedJudge
 from tests.test_guard import LEDGER, WordEmbedder
@@ -115,8 +115,8 @@ def test_before_the_decisions_are_read_the_check_says_so(vault: Path) -> None:
 
 def test_the_hook_clients_copies_of_the_limits_match() -> None:
     """The hook imports only the standard library, so it keeps its own copies."""
-    assert hook.SUMMARY_MAX_BYTES == guard_flow.SUMMARY_MAX_BYTES
-    assert hook.SUMMARY_MIN_CHARS == guard_flow.SUMMARY_MIN_CHARS
+    assert hook_wire.SUMMARY_MAX_BYTES == guard_flow.SUMMARY_MAX_BYTES
+    assert hook_wire.SUMMARY_MIN_CHARS == guard_flow.SUMMARY_MIN_CHARS
 
 
 # ---------------------------------------------------------------- what the judge reads

@@ -130,7 +130,26 @@ def test_the_hook_module_imports_only_the_standard_library() -> None:
         "desktop",
         "desktop.service",
         "desktop.service.hook",
+        "desktop.service.hook_wire",
     }
+
+
+def test_the_installed_command_runs_the_file_with_the_standard_library_alone() -> None:
+    """Installed hooks run ``python -S …/desktop/service/hook.py``: no package, no site."""
+    import desktop.service.hook as hook
+
+    done = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", hook.__file__, "frobnicate"],
+        capture_output=True,
+        text=True,
+    )
+    assert "usage: antinomy-hook {pretooluse|sessionstart|userpromptsubmit}" in done.stderr
+    loaded = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and not line.rstrip().endswith("package")
+    }
+    assert "hook_wire" in loaded and not loaded - set(sys.stdlib_module_names) - {"hook_wire"}
 
 
 def test_short_summaries_ask_nothing() -> None:

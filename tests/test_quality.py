@@ -122,3 +122,17 @@ def test_comments_name_only_files_the_repository_has() -> None:
         if not any(c in named for c in "*…<") and not (ROOT / named).exists()
     ]
     assert missing == []
+
+
+#: The most lines a module of the product may have: past it, it holds more than one idea.
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_of_the_product_grows_past_600_lines() -> None:
+    too_long = {
+        str(path.relative_to(ROOT)): n
+        for folder in ("desktop", "inference")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert too_long == {}

@@ -289,3 +289,19 @@ def test_the_window_installs_in_every_file_or_none(repo: Path, victim: Path) -> 
     assert json.loads((repo / ".claude" / "settings.json").read_text()) == THEIR_HOOKS
     assert not (repo / ".claude" / "settings.json.antinomy-backup").exists()
     assert victim.read_text() == VICTIM
+
+
+def test_the_hook_reads_no_token_through_a_link(victim: Path) -> None:
+    """The hook client runs on every tool call: it sends the token it reads to the endpoint,
+    so a token file swapped for a link is not read (as the endpoint refuses it)."""
+    from desktop.service.hook_wire import HookFailure, read_token
+
+    path = token_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    victim.write_text("not-a-token-but-a-secret\n")
+    path.symlink_to(victim)
+    with pytest.raises(HookFailure, match="is a symbolic link, not used; tool allowed"):
+        read_token()
+    path.unlink()
+    path.write_text("t0ken\n")
+    assert read_token() == "t0ken"

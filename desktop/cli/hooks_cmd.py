@@ -34,7 +34,7 @@ from desktop.flows.guard import (
     set_project,
     settings_path,
 )
-from desktop.service import hook as hook_client
+from desktop.service import hook_wire as hook_client
 from desktop.service.hook_install import (
     HooksError,
     check_targets,
