@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from desktop.flows.memory.batches import RawLine, RawStore, format_time, now_utc, text_lines
+from desktop.flows.memory.conversations import refresh_after_withdrawal
 from desktop.flows.memory.errors import CaptureInvalid
 from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.withdraw import withdrawal_scope
@@ -115,6 +116,8 @@ def capture_turn(
         if scope is None:
             return CaptureResult("captured", _ids(added), masked.count)
         store.withdraw(_ids(added) + earlier)
+    # A line already shown in a conversation note leaves it too (a journaled write).
+    refresh_after_withdrawal(store.root, store, earlier)
     return CaptureResult("withdrawn", _ids(added), masked.count, earlier, f"withdrawn ({scope})")
 
 

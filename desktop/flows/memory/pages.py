@@ -12,20 +12,21 @@ A page as Antinomy writes it (``Antinomy/Subjects/Lisbon trip.md``)::
 
     ## Plans
 
-    - The flight to Lisbon leaves on 12 December. *(event: 2026-12-12)* — [2026-11-30#L12](…)
+    - The flight to Lisbon leaves on 12 December. *(event: 2026-12-12)* — [[…#^L12|2026-11-30#L12]]
 
-(the link target is ``../../.antinomy/raw/2026-11-30.tsv#L12``).
+(a block reference into the conversation's note, ``Antinomy/Conversations/2026-11-30.md``:
+:mod:`.conversations`).
 
-A fact line is a bullet holding at least one citation (a line id in brackets,
-see :mod:`.batches`). The user may edit a page freely: new facts are inserted
-after the last bullet of their section (or in a new section at the end), and
-aliases are added to the frontmatter with the byte-faithful editor, so
+A fact line is a bullet holding at least one citation (a line id as a link's text, see
+:mod:`.batches`; pages written before conversation notes existed cite the line id in
+brackets, linking to the raw batch, and are read the same way). The user may edit a page
+freely: new facts are inserted after the last bullet of their section (or in a new section
+at the end), and aliases are added to the frontmatter with the byte-faithful editor, so
 nothing else on the page changes.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.flows.memory.batches import LINE_ID
+from desktop.flows.memory.conversations import citation_link
 from desktop.vault.frontmatter import add_to_list, parse_frontmatter, split_frontmatter
 from desktop.vault.transactions import sha256_hex
 
@@ -40,7 +42,9 @@ DEFAULT_FOLDER = "Antinomy/Subjects"
 KINDS = ("fact", "event", "deadline", "preference")
 MAX_NAME_CHARS = 80
 
-_CITED = re.compile(r"\[(" + LINE_ID.pattern + r")\]")
+#: A citation: ``[[…#^L12|2026-11-30#L12]]``, or ``[2026-11-30#L12](…raw link…)`` as older
+#: pages have it.
+_CITED = re.compile(r"\[\[[^\]|]*\|(" + LINE_ID.pattern + r")\]\]|\[(" + LINE_ID.pattern + r")\]")
 _DATE_NOTE = re.compile(r"\s*\*\((fact|event|deadline|preference): (\d{4}-\d{2}-\d{2})\)\*")
 _UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]+")
 
@@ -144,7 +148,7 @@ def parse_page(path: str, data: bytes) -> SubjectPage | None:
 
 
 def _parse_fact_line(section: str, line: str) -> PageFact:
-    citations = tuple(m.group(1) for m in _CITED.finditer(line))
+    citations = tuple(m.group(1) or m.group(4) for m in _CITED.finditer(line))
     first = _CITED.search(line)
     head = line[2 : first.start() if first else len(line)]
     date_match = _DATE_NOTE.search(head)
@@ -154,16 +158,10 @@ def _parse_fact_line(section: str, line: str) -> PageFact:
 
 
 def fact_line(fact: Fact, *, page_folder: str) -> str:
+    """A fact's bullet, its citations block references into the conversation notes."""
     note = f" *({fact.kind}: {fact.date})*" if fact.date else ""
-    links = ", ".join(f"[{c}]({raw_link(c, page_folder=page_folder)})" for c in fact.citations)
+    links = ", ".join(citation_link(c) for c in fact.citations)
     return f"- {fact.text}{note} — {links}"
-
-
-def raw_link(line_id: str, *, page_folder: str) -> str:
-    """Relative link from a page in ``page_folder`` to the raw line (``…/raw/<batch>.tsv#L12``)."""
-    batch, _, number = line_id.partition("#")
-    rel = os.path.relpath(f".antinomy/raw/{batch}.tsv", page_folder).replace(os.sep, "/")
-    return f"{rel}#{number}"
 
 
 def render_new_page(

@@ -18,7 +18,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.flows.memory.batches import RawStore
 from desktop.flows.memory.citations import find_date, gate_fact
+from desktop.flows.memory.conversations import cited_batches, conversation_writes
 from desktop.flows.memory.dedup import find_duplicate
 from desktop.flows.memory.extract import Candidate, LineOutcome, extract_candidates
 from desktop.flows.memory.names import find_aliases
@@ -198,6 +200,11 @@ def run_step(
     else:
         assert step.batch_id is not None
         journal.through[step.batch_id] = max(journal.through.get(step.batch_id, 0), step.through)
+    # The notes the new citations point into, rebuilt from their batches in this transaction.
+    store = RawStore(root)
+    writes += conversation_writes(
+        root, store, cited_batches([c for a, _ in accepted for c in a.citations])
+    )
     writes.append(progress_write(journal, s.memory_folder))
     operation_id = new_operation_id("memory")
     facts = [(a, paths[k]) for a, k in accepted]
