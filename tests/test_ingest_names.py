@@ -91,7 +91,7 @@ def test_the_grammar_offers_the_names_or_keeps_free_names_inside_the_pattern() -
         "scope 2345678",
         "it's",
         "AUTO-1",
-        "a b c d e f g h i",
+        "a b c d e f g",
     ):
         assert not re.fullmatch(NAME_PATTERN, bad), bad  # fmt: skip
 

@@ -28,11 +28,11 @@ def template(name: str) -> str:
 
 
 _WORD = r"[A-Za-z][A-Za-z+]{0,19}[0-9]{0,4}(-[A-Za-z]{1,19})?"
-#: What a page name may be; the grammar keeps a constrained model inside it: 1–8 words
+#: What a page name may be; the grammar keeps a constrained model inside it: 1–6 words
 #: of letters (a number of up to 4 digits may end one, or stand alone; one hyphen may
 #: join two), separated by single spaces. No quote, comma or long digit run can be
 #: generated; the rest of the rules (:func:`.names.page_name_problem`) is checked after.
-NAME_PATTERN = rf"^{_WORD}( ({_WORD}|[0-9]{{1,4}})){{0,7}}$"
+NAME_PATTERN = rf"^{_WORD}( ({_WORD}|[0-9]{{1,4}})){{0,5}}$"
 
 
 def plan_schema(
