@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,13 +102,17 @@ def test_toml_front_matter_is_metadata_too_and_round_trips_in_the_source_note(
 def test_front_matter_that_is_not_valid_yaml_is_kept_raw_and_out_of_the_text(
     tmp_path: Path,
 ) -> None:
-    text = "---\ntitle: Lock files\nbroken: [unclosed\n---" + BODY
-    source = read_source(write_source(tmp_path, "broken.md", text))
-    assert source.meta == "title: Lock files\nbroken: [unclosed"
+    raw = "title: Lock files\nbroken: [unclosed\n  indented: line"
+    source = read_source(write_source(tmp_path, "broken.md", f"---\n{raw}\n---" + BODY))
+    assert source.meta == raw
     assert "unclosed" not in source.text
     note = render_source_note(source, name="broken", folder="Sources", day="2026-01-02")
-    assert parse_frontmatter(note.content)["source_meta"] == "title: Lock files\nbroken: [unclosed"
+    assert parse_frontmatter(note.content)["source_meta"] == raw
     assert "unclosed" not in split_frontmatter(note.content).body
+    # a raw block whose first line is indented stays one block
+    indented = replace(source, meta="  indented: first\nthen: less")
+    note = render_source_note(indented, name="broken", folder="Sources", day="2026-01-02")
+    assert parse_frontmatter(note.content)["source_meta"] == "  indented: first\nthen: less"
 
 
 def test_a_document_opening_with_a_rule_keeps_its_text(tmp_path: Path) -> None:

@@ -99,32 +99,8 @@ _SLUG = re.compile(r"^[\w.]+(?:[-_][\w.]+){2,}$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Za-z]\))\s+")
 _ATTR_LIST = re.compile(r"\s*\{[^{}]*\}\s*$")
 #: A name does not end on these: it was cut out of a phrase.
-_TRAILING_FUNCTION = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "and",
-        "or",
-        "but",
-        "as",
-        "into",
-        "than",
-        "that",
-        "which",
-        "who",
-        "is",
-        "are",
-    ]
+_TRAILING_FUNCTION = _words(
+    "a an the of to in on at by for with from and or but as into than that which who is are"
 )
 
 

@@ -18,10 +18,10 @@
 
     <the clean text>
 
-The source's own front matter is metadata of the note, never text of it: it is kept,
-as the source wrote it, under the one key ``source_meta`` (a mapping; its raw text when
-it is not valid YAML or TOML), so its ``title``, ``date`` or ``type`` never collide with
-the note's own keys.
+The source's own front matter is metadata of the note, never text of it: its keys and
+values are kept, in the source's order, under the one key ``source_meta`` (its raw text
+when it is not valid YAML or TOML), so its ``title``, ``date`` or ``type`` never collide
+with the note's own keys.
 
 A file is known by its sha256: the same bytes ingested again find their note
 and offer nothing new. Changed bytes from the same origin get a new note
@@ -167,7 +167,8 @@ def _meta_lines(meta: Meta) -> list[str]:
     if not meta:
         return []
     if isinstance(meta, str):
-        return ["source_meta: |-", *(f"  {line}".rstrip() for line in meta.splitlines())]
+        # An explicit indentation: a first line that opens with spaces stays in the block.
+        return ["source_meta: |2-", *(f"  {line}".rstrip() for line in meta.splitlines())]
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.allow_unicode = True
