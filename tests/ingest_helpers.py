@@ -130,9 +130,22 @@ def make_pdf(pages: list[str], *, encrypted: bool = False) -> bytes:
     return bytes(out)
 
 
-#: A summary the source does not support, and the validation error it gets.
+#: A summary the source does not support, and why it is dropped (never sent back).
 INVENTED = "Bananas grow on tall tropical plants in Rust."
-INVENTED_ERROR = (
-    "summary uses words that are not in the sentences (bananas, grow, tall, tropical, plants): "
-    "keep to the source's words, or leave summary empty"
+INVENTED_REASON = (
+    "foreign_words",
+    "words not in the source: bananas, grow, tall, tropical, plants",
 )
+
+#: A page name that is not a name (a phrase cut out of the model's output), and the repair
+#: error validation sends back for it.
+JUNK_NAME = "scope-section-2345678901234567890123456789012345678',"
+JUNK_NAME_ERROR = (
+    'pages[1]: page name "scope-section-2345678901234567890123456789012345678\'," is not a '
+    "page name: it holds a quote mark"
+)
+
+
+def junk_name_answer() -> str:
+    """An answer validation refuses: its one page name is not a name."""
+    return answer(pages=[{"page": JUNK_NAME, "claims": [1]}])

@@ -25,7 +25,16 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import list_history, sha256_hex, undo_operation
 from inference.base import StopFlag
 from tests.fakes import ScriptedGenerator, ScriptedJudge
-from tests.ingest_helpers import INVENTED, INVENTED_ERROR, answer, make_vault, write_source
+from tests.ingest_helpers import (
+    INVENTED,
+    INVENTED_REASON,
+    JUNK_NAME,
+    JUNK_NAME_ERROR,
+    answer,
+    junk_name_answer,
+    make_vault,
+    write_source,
+)
 from tests.vault_files import snapshot
 
 SUBJECT = "Antinomy/Subjects/Rust toolchain.md"
@@ -119,7 +128,7 @@ def test_the_same_file_again_offers_nothing_new(vault: Path, source: Path) -> No
     # a changed file gets a new source note; the first one is never rewritten
     first = (vault / "Antinomy/Sources/Installing Rust.md").read_bytes()
     source.write_text(source.read_text() + "\nRust also ships rustfmt, a code formatter tool.\n")
-    changed, _ = plan(vault, source, answer(title="Installing Rust again"))
+    changed, _ = plan(vault, source, answer(title="Updating"))
     assert changed.status == "planned", changed.errors_first
     assert changed.source_note == "Antinomy/Sources/Installing Rust (2).md"
     assert changed.replaces_version == "Antinomy/Sources/Installing Rust.md"
@@ -129,17 +138,18 @@ def test_the_same_file_again_offers_nothing_new(vault: Path, source: Path) -> No
 def test_a_bad_answer_is_repaired_once_with_the_errors_and_previous_answer(
     vault: Path, source: Path
 ) -> None:
-    bad = answer(summary=INVENTED, pages=[{"page": "../../etc/passwd", "claims": [1, 99]}])
+    bad = answer(pages=[{"page": JUNK_NAME, "claims": [1]},
+                        {"page": "../../etc/passwd", "claims": [1, 99]}])  # fmt: skip
     report, engine = plan(vault, source, bad, answer())
     assert report.status == "planned"
     assert report.repaired
     assert report.errors_first == (
-        INVENTED_ERROR,
-        "pages[1]: page name '../../etc/passwd' is not a plain name (no / \\ [ ] # ..)",
+        JUNK_NAME_ERROR,
+        "pages[2]: page name '../../etc/passwd' is not a plain name: no / \\ : [ ] # or '..' in it",
     )
     repair = engine.calls[1].messages[-1].content
     assert "Your previous answer was refused. It said:\n" + bad in repair
-    assert f"- {INVENTED_ERROR}" in repair
+    assert f"- {JUNK_NAME_ERROR}" in repair
     # same context: the original request is still there, unchanged, before the repair note
     assert repair.startswith(engine.calls[0].messages[-1].content.rstrip())
     first, second = (c.settings for c in engine.calls)
@@ -148,7 +158,7 @@ def test_a_bad_answer_is_repaired_once_with_the_errors_and_previous_answer(
 
 
 def test_the_previous_answer_is_capped_at_20000_characters(vault: Path, source: Path) -> None:
-    huge = answer(summary=INVENTED) + " " + "x" * 50_000
+    huge = junk_name_answer() + " " + "x" * 50_000
     report, engine = plan(vault, source, huge, answer())
     assert report.status == "planned"
     repair = engine.calls[1].messages[-1].content
@@ -160,7 +170,7 @@ def test_a_plan_still_invalid_after_repair_is_saved_and_its_path_shown(
     vault: Path, source: Path
 ) -> None:
     before = snapshot(vault)
-    bad = answer(summary=INVENTED)
+    bad = junk_name_answer()
     report, engine = plan(vault, source, bad, bad)
     assert report.status == "rejected"
     assert len(engine.calls) == 2
@@ -168,7 +178,7 @@ def test_a_plan_still_invalid_after_repair_is_saved_and_its_path_shown(
     assert saved.parent == vault / ".antinomy" / "rejected-plans"
     assert str(saved) in report.message
     record = json.loads(saved.read_text())
-    assert record["errors_after_repair"] == [INVENTED_ERROR]
+    assert record["errors_after_repair"] == [JUNK_NAME_ERROR]
     assert record["raw_answers"] == [bad, bad]
     assert snapshot(vault) == before
     assert report.plan is None
@@ -193,7 +203,10 @@ def test_unreadable_answers_are_rejected_after_the_shared_retry_and_one_repair(
             "page 'Use stable Rust' is a decision note, which ingest does not update: route "
             "those claims to a subject page or a new page",
         ),
-        (".obsidian", "pages[1]: page name '.obsidian' is not a plain name (no / \\ [ ] # ..)"),
+        (
+            ".obsidian",
+            "pages[1]: page name '.obsidian' is not a plain name: no / \\ : [ ] # or '..' in it",
+        ),
     ],
 )
 def test_routing_to_a_read_only_or_protected_place_is_refused_whole(
@@ -339,7 +352,7 @@ def test_a_previewed_plan_is_applied_later_by_its_approval_hash(vault: Path, sou
 
 def test_progress_names_each_phase(vault: Path, source: Path) -> None:
     phases: list[str] = []
-    plan(vault, source, answer(summary=INVENTED), answer(),
+    plan(vault, source, junk_name_answer(), answer(),
          progress=lambda phase, detail: phases.append(phase))  # fmt: skip
     assert list(dict.fromkeys(phases)) == [
         "reading", "planning", "validating", "repairing", "checking", "previewing"
@@ -347,23 +360,27 @@ def test_progress_names_each_phase(vault: Path, source: Path) -> None:
 
 
 def test_a_new_page_named_unlike_its_claims_is_an_error(vault: Path, source: Path) -> None:
-    junk = answer(pages=[{"page": "1024x365 page number", "claims": [1, 2]}])
+    junk = answer(pages=[{"page": "Troubleshooting", "claims": [1, 2]}])
     report, _ = plan(vault, source, junk, junk)
     assert report.errors_after_repair == (
-        "pages[1]: new page '1024x365 page number' shares no word with the sentences routed to "
+        "pages[1]: new page 'Troubleshooting' shares no word with the sentences routed to "
         "it or the source: name it after them, or leave them to the title page",
     )
 
 
-def test_a_summary_with_words_not_in_the_source_is_an_error(vault: Path, source: Path) -> None:
-    invented = answer(summary=INVENTED)
-    report, _ = plan(vault, source, invented, invented)
-    assert report.status == "rejected"
-    assert report.errors_after_repair == (INVENTED_ERROR,)
-    # left empty, the skeleton's summary is the lead sentence, quoted and cited
-    empty, _ = plan(vault, source, answer(summary=""))
-    assert empty.plan is not None
-    page = empty.plan.writes[1].text or ""
+def test_a_summary_with_words_not_in_the_source_is_dropped_not_sent_back(
+    vault: Path, source: Path
+) -> None:
+    report, engine = plan(vault, source, answer(summary=INVENTED))
+    assert report.status == "planned" and report.errors_first == ()
+    assert len(engine.calls) == 1  # no repair: the summary is dropped, not argued over
+    assert [(d.page, d.claim, d.reason, d.detail) for d in report.dropped_claims] == [
+        ("Antinomy/Subjects/Installing Rust.md", INVENTED, *INVENTED_REASON)
+    ]
+    assert report.plan is not None
+    assert not any(INVENTED in (w.text or "") for w in report.plan.writes)
+    # in its place, the skeleton's summary: the lead sentence, quoted and cited
+    page = report.plan.writes[1].text or ""
     assert "“The first step is to install Rust with rustup" in page.split("## Key points")[0]
 
 

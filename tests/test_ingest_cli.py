@@ -12,9 +12,9 @@ from desktop.cli.main import main
 from inference.errors import ModelUnavailable
 from tests.fakes import ScriptedGenerator
 from tests.ingest_helpers import (
-    INVENTED,
-    INVENTED_ERROR,
+    JUNK_NAME_ERROR,
     answer,
+    junk_name_answer,
     make_pdf,
     make_vault,
     write_source,
@@ -60,6 +60,12 @@ def test_preview_then_approve_by_hash(
         assert phase in captured.err
     assert "+++ b/Antinomy/Subjects/Installing Rust.md" in captured.out
     assert "judge: not available" in captured.out
+    # the preview says which claim was dropped and why: without the judge, no words of the
+    # model's own are written
+    assert (
+        "  dropped claim (no_judge) for Antinomy/Subjects/Installing Rust.md: 'Rust is installed "
+        "and updated with rustup.' — the judge is not available to check words the model wrote"
+    ) in captured.out
     approval = captured.out.split("Approval: ")[1].split()[0]
     assert f"--approve {approval}" in captured.out
     script(monkeypatch)  # approving asks the model nothing
@@ -88,13 +94,13 @@ def test_yes_applies_at_once_and_json_reports_it(
 def test_a_rejected_plan_exits_65_and_prints_its_path(
     vault: Path, source: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bad = answer(summary=INVENTED)
+    bad = junk_name_answer()
     script(monkeypatch, bad, bad)
     assert main(["ingest", str(source), "--vault", str(vault)]) == 65
     out = capsys.readouterr().out
     saved = out.split("rejected plan saved: ")[1].split("\n")[0]
     assert Path(saved).is_file() and Path(saved).parent.name == "rejected-plans"
-    assert f"  - {INVENTED_ERROR}" in out
+    assert f"  - {JUNK_NAME_ERROR}" in out
 
 
 def test_a_refused_source_exits_65_with_its_reason(

@@ -163,6 +163,9 @@ def _print_report(report: IngestReport) -> None:
         )
     for d in report.dropped_contradictions:
         print(f"  dropped contradiction ({d.reason}): {d.detail}")
+    for claim in report.dropped_claims:
+        print(f"  dropped claim ({claim.reason}) for {claim.page}: {claim.claim[:100]!r} — "
+              f"{claim.detail}")  # fmt: skip
     for f in report.preview.files:
         print()
         sys.stdout.write(f.diff)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog
 from desktop.flows.ingest import load_candidates
 from desktop.ui.panels.ingest import QtIngestPanel
 from desktop.vault.transactions import list_history
-from tests.ingest_helpers import INVENTED, INVENTED_ERROR, answer, make_pdf, write_source
+from tests.ingest_helpers import JUNK_NAME_ERROR, answer, junk_name_answer, make_pdf, write_source
 from tests.ui.conftest import fake_runtime
 from tests.ui.scans import SlowGenerator
 from tests.vault_files import snapshot
@@ -76,7 +76,7 @@ def test_discard_writes_nothing(qtbot, make_window, vault: Path, source: Path) -
 def test_a_rejected_plan_shows_its_errors_and_a_link_to_the_saved_file(
     qtbot, make_window, vault: Path, source: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    bad = answer(summary=INVENTED)
+    bad = junk_name_answer()
     window = make_window(fake_runtime([bad, bad]))
     panel = planned(qtbot, window, source)
     report = panel.report
@@ -85,7 +85,7 @@ def test_a_rejected_plan_shows_its_errors_and_a_link_to_the_saved_file(
     assert saved.is_file() and saved.parent == vault.resolve() / ".antinomy" / "rejected-plans"
     text = panel.rejected.text()
     assert panel.rejected.isVisibleTo(panel)
-    assert f"<li>{html.escape(INVENTED_ERROR)}</li>" in text
+    assert f"<li>{html.escape(JUNK_NAME_ERROR)}</li>" in text
     assert f'<a href="{QUrl.fromLocalFile(str(saved)).toString()}">{saved}</a>' in text
     assert not panel.approve_button.isEnabled()
 

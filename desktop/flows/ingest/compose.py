@@ -2,8 +2,14 @@
 
 The model names a title, writes a summary and routes claim numbers to pages;
 code writes the Markdown. Every problem found in the answer (a number out of
-range, a page name that is a path, a read-only page, an empty summary) is a
-validation error that goes to the repair request; nothing is silently fixed.
+range, a page name that is a path or not a name (:func:`.names.page_name_problem`),
+a read-only page) is a validation error that goes to the repair request; nothing is
+silently fixed.
+
+Every claim line is checked against the source before it is written
+(:mod:`.support`): one the source does not support — in practice a summary the
+model made up — is dropped with its reason, and a page left with no claim is not
+written.
 
 A new page::
 
@@ -28,22 +34,23 @@ frontmatter edit) and a section ``## From <source note>`` at its end.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.flows.ingest.context import Context, ContextPage
+from desktop.flows.ingest.names import MAX_NAME_CHARS, page_name_problem
 from desktop.flows.ingest.prompt import SEVERITIES
 from desktop.flows.ingest.sentences import Sentence, content_words, lexical_overlap, plain
 from desktop.flows.ingest.source_note import SourceNote
+from desktop.flows.ingest.support import DroppedClaim, Verdict
 from desktop.vault.frontmatter import FrontmatterError, add_to_list
 
 _BAD_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]|\.\.")
-MAX_NAME_CHARS = 80
 #: An existing claim "occurs" in its page when this share of its words is in one sentence.
 QUOTE_OVERLAP = 0.8
-#: At most this share of the summary's content words may be absent from the sentences.
-MAX_FOREIGN_SHARE = 0.4
+#: Checks one claim line's text against the source (:meth:`.support.SourceSupport.check`).
+ClaimCheck = Callable[[str], Verdict]
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,8 @@ class Composed:
     dropped: tuple[DroppedContradiction, ...]
     #: Problems in the answer itself; validation adds the page-level ones.
     errors: tuple[str, ...] = field(default=())
+    #: Claim lines the source does not support: not written.
+    dropped_claims: tuple[DroppedClaim, ...] = field(default=())
 
 
 def compose_plan(
@@ -92,23 +101,21 @@ def compose_plan(
     source: SourceNote,
     default_title: str,
     pages_folder: str,
+    check: ClaimCheck,
+    source_words: frozenset[str] | None = None,
 ) -> Composed:
     errors: list[str] = []
     n = len(sentences)
     title = _text(answer.get("title"))
     if not title:
         title = default_title
-    elif _BAD_NAME.search(title) or title.startswith("."):
-        errors.append(f"title {title!r} is not a plain name: no / \\ : [ ] # or '..' in it")
-    elif not _shares_words(title, [default_title, *(x.text for x in sentences)]):
-        errors.append(f"title {title!r} shares no word with the source: name what it is about")
+    elif context.page_named(title) is None:
+        problem = _name_problem(title, source_words)
+        if problem:
+            errors.append(f"title {title!r} {problem}")
+        elif not _shares_words(title, [default_title, *(x.text for x in sentences)]):
+            errors.append(f"title {title!r} shares no word with the source: name what it is about")
     title = " ".join(title.split())[:MAX_NAME_CHARS]
-    summary = _text(answer.get("summary"))
-    if summary:
-        errors += _check_summary(summary, sentences)
-    elif sentences:
-        # The skeleton's own summary: the lead sentence, quoted (the model may leave it empty).
-        summary = f"“{sentences[0].text}”"
     routes: dict[str, list[int]] = {}
     routed: set[int] = set()
     raw_pages = answer.get("pages")
@@ -123,13 +130,15 @@ def compose_plan(
         if not name:
             errors.append(f"pages[{i}] has no page name")
             continue
-        if _BAD_NAME.search(name) or name.startswith("."):
-            errors.append(f"pages[{i}]: page name {name!r} is not a plain name (no / \\ [ ] # ..)")
+        existing = context.page_named(name)
+        problem = _name_problem(name, source_words) if existing is None else None
+        if problem:
+            errors.append(f"pages[{i}]: page name {name!r} {problem}")
             continue
         numbers = _numbers(item.get("claims"), n, f"pages[{i}]", errors)
         if (
             numbers
-            and context.page_named(name) is None
+            and existing is None
             and not _shares_words(name, [default_title, *(sentences[k - 1].text for k in numbers)])
         ):
             errors.append(
@@ -144,11 +153,32 @@ def compose_plan(
     rest = [k for k in range(1, n + 1) if k not in routed]
     if rest or not routes:
         routes.setdefault(title, []).extend(rest)
+    main = context.page_named(title)
+    main_path = main.path if main is not None else f"{pages_folder}/{title}.md"
+    dropped_claims: list[DroppedClaim] = []
+
+    def supported(text: str, page: str) -> bool:
+        verdict = check(text)
+        if not verdict.supported:
+            dropped_claims.append(DroppedClaim(page, text, verdict.reason, verdict.detail))
+        return verdict.supported
+
+    summary = _text(answer.get("summary"))
+    if summary and not supported(summary, main_path):
+        summary = ""
+    if not summary and sentences:
+        # The skeleton's own summary: the lead sentence, quoted (the model may leave it empty).
+        lead = f"“{sentences[0].text}”"
+        summary = lead if supported(lead, main_path) else ""
     drafts: list[PageDraft] = []
     for name, numbers in routes.items():
-        claims = [sentences[k - 1] for k in sorted(numbers)]
         existing = context.page_named(name)
         is_main = name == title
+        path = existing.path if existing is not None else f"{pages_folder}/{name}.md"
+        claims = [sentences[k - 1] for k in sorted(numbers)]
+        claims = [s for s in claims if supported(s.text, path)]
+        if not claims and not (is_main and summary):
+            continue  # every claim of it was dropped: the page is not written
         if existing is not None:
             if not existing.updatable:
                 errors.append(
@@ -162,28 +192,21 @@ def compose_plan(
         if draft is not None:
             drafts.append(draft)
     claimed, dropped = _contradictions(answer.get("contradictions"), sentences, context, errors)
-    return Composed(title, summary, tuple(drafts), claimed, dropped, tuple(errors))
+    return Composed(
+        title, summary, tuple(drafts), claimed, dropped, tuple(errors), tuple(dropped_claims)
+    )
+
+
+def _name_problem(name: str, source_words: frozenset[str] | None) -> str | None:
+    if _BAD_NAME.search(name) or name.startswith("."):
+        return "is not a plain name: no / \\ : [ ] # or '..' in it"
+    problem = page_name_problem(name, source_words=source_words)
+    return f"is not a page name: it {problem}" if problem else None
 
 
 def _shares_words(name: str, texts: Sequence[str]) -> bool:
     words = set(content_words(name))
     return any(words & set(content_words(t)) for t in texts)
-
-
-def _check_summary(summary: str, sentences: Sequence[Sentence]) -> list[str]:
-    """The summary's content words must come from the key sentences (no invented facts)."""
-    words = content_words(summary)
-    known = {w for s in sentences for w in content_words(s.text)}
-    if not words:
-        return ["summary says nothing: use words from the numbered sentences, or leave it empty"]
-    foreign = [w for w in dict.fromkeys(words) if w not in known and w[:-1] not in known]
-    if len(foreign) > MAX_FOREIGN_SHARE * len(set(words)):
-        shown = ", ".join(foreign[:6])
-        return [
-            f"summary uses words that are not in the sentences ({shown}): keep to the "
-            "source's words, or leave summary empty"
-        ]
-    return []
 
 
 def claim_line(sentence: Sentence, source: SourceNote) -> str:
@@ -205,7 +228,8 @@ def _create(
     ]
     if summary:
         lines += [f"{summary} — {source.link}", ""]
-    lines += ["## Key points", "", *(claim_line(s, source) for s in claims), ""]
+    if claims:
+        lines += ["## Key points", "", *(claim_line(s, source) for s in claims), ""]
     return PageDraft(
         path=f"{folder}/{name}.md",
         action="create",

@@ -1,7 +1,7 @@
 """The ingest prompt, its JSON schema, and the one repair request.
 
 Templates: ``resources/prompts/ingest-system.txt``, ``ingest-user.txt``
-(``{source}``, ``{sentences}``, ``{pages}``) and ``ingest-repair.txt``
+(``{source}``, ``{names}``, ``{sentences}``, ``{pages}``) and ``ingest-repair.txt``
 (``{previous}``, ``{errors}``). Sentences are numbered 1…N; the model routes
 numbers, code quotes the sentences.
 """
@@ -27,19 +27,34 @@ def template(name: str) -> str:
     return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
 
 
-#: What a page name may be; the grammar keeps a constrained model inside it.
-NAME_PATTERN = r"^[A-Za-z][A-Za-z][A-Za-z0-9 ,'()&+-]{1,60}$"
+_WORD = r"[A-Za-z][A-Za-z+]{0,19}[0-9]{0,4}(-[A-Za-z]{1,19})?"
+#: What a page name may be; the grammar keeps a constrained model inside it: 1–6 words
+#: of letters (a number of up to 4 digits may end one, or stand alone; one hyphen may
+#: join two), separated by single spaces. No quote, comma or long digit run can be
+#: generated; the rest of the rules (:func:`.names.page_name_problem`) is checked after.
+NAME_PATTERN = rf"^{_WORD}( ({_WORD}|[0-9]{{1,4}})){{0,5}}$"
 
 
 def plan_schema(
-    *, claims: int, max_pages: int, max_contradictions: int, pages: Sequence[str] = ()
+    *,
+    claims: int,
+    max_pages: int,
+    max_contradictions: int,
+    pages: Sequence[str] = (),
+    names: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Bounded, enumerated where possible: a 135M model loops or invents without bounds.
 
     Claim numbers are an enum of the numbered sentences; a contradiction's page
-    is one of the pages shown (none shown: no contradiction can be claimed).
+    is one of the pages shown (none shown: no contradiction can be claimed). The
+    title and each page name are one of ``names`` (the source's own title and
+    headings, :func:`.names.offered_names`) or of the pages shown; with no name
+    offered, a name matches :data:`NAME_PATTERN`.
     """
-    name = {"type": "string", "pattern": NAME_PATTERN}
+    choices = list(dict.fromkeys([*names, *pages]))
+    name: dict[str, Any] = (
+        {"enum": choices} if names else {"type": "string", "pattern": NAME_PATTERN}
+    )
     number = {"enum": list(range(1, max(1, claims) + 1))}
     page_item: dict[str, Any] = {
         "type": "object",
@@ -103,10 +118,15 @@ def render_sentences(sentences: Sequence[Sentence]) -> str:
 
 
 def build_messages(
-    *, source_title: str, sentences: Sequence[Sentence], pages: Sequence[ContextPage]
+    *,
+    source_title: str,
+    sentences: Sequence[Sentence],
+    pages: Sequence[ContextPage],
+    names: Sequence[str] = (),
 ) -> list[Message]:
     user = template("ingest-user.txt").format(
         source=source_title,
+        names="\n".join(f"- {n}" for n in names) or "(none: name pages yourself)",
         sentences=render_sentences(sentences),
         pages="\n\n".join(render_page(p) for p in pages) or "(none)",
     )

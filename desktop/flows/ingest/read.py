@@ -14,19 +14,34 @@ Chosen by measuring on real documents nobody on the team wrote
   + markdownify kept 52–98 % (it dropped whole sections of texinfo pages) and
   up to 3.3 % from outside, at similar speed, and needs two packages.
 
+Markdown and text may open with front matter (YAML between ``---`` lines, or TOML
+between ``+++`` lines, as Jekyll, Hugo and MkDocs pages do): it is metadata, not
+text. It is cut from the text (no sentence, no claim comes from it) and kept in
+:attr:`SourceText.meta`, which the source note stores under ``source_meta``.
+
+The title is the source's own: its front matter's ``title``, else its first H1
+(HTML: its ``<title>``), else its first heading of another level; a generic heading
+("Description", "Overview", "Introduction": :data:`~.names.GENERIC`) is skipped, and
+the file's name is the last resort.
+
 Every refusal is a :class:`SourceRefused` with a stable ``reason`` and a
 message that names the file and what to do.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import time
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.flows.ingest.errors import SourceRefused
+from desktop.flows.ingest.names import heading_text, is_generic
+from desktop.flows.ingest.sentences import plain
+from desktop.vault.frontmatter import FrontmatterError, parse_frontmatter, split_frontmatter
 
 #: Larger files are refused: the model reads a few thousand words at most anyway.
 MAX_SOURCE_BYTES = 20 * 1024 * 1024
@@ -52,8 +67,15 @@ KINDS = {
 
 _WORD = re.compile(r"\w{2,}", re.UNICODE)
 _TITLE_TAG = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*#*\s*$|^(\S.*)\n=+[ \t]*$", re.MULTILINE)
+_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 _BLANKS = re.compile(r"\n{3,}")
+_TOML = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+_KEY_LINE = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+
+#: Front matter: a mapping, or its raw text when it is not valid YAML / TOML.
+Meta = dict[str, object] | str
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,8 @@ class SourceText:
     seconds: float
     pages: int = 0
     truncated: bool = False
+    #: The source's own front matter (never part of ``text``); {} when it has none.
+    meta: Meta = field(default_factory=dict)
 
     @property
     def boilerplate_removed(self) -> float:
@@ -121,6 +145,9 @@ def read_source(path: str | Path, *, max_bytes: int = MAX_SOURCE_BYTES) -> Sourc
         text = _decode(data, shown)
         words_raw = word_count(text)
     text = _tidy(text)
+    meta: Meta = {}
+    if kind in ("markdown", "text"):
+        meta, text = split_source_meta(text)
     truncated = len(text) > MAX_TEXT_CHARS
     if truncated:
         text = text[:MAX_TEXT_CHARS].rsplit("\n", 1)[0]
@@ -129,7 +156,7 @@ def read_source(path: str | Path, *, max_bytes: int = MAX_SOURCE_BYTES) -> Sourc
     return SourceText(
         origin=str(file.resolve()),
         kind=kind,
-        title=_title(kind, data, text, file),
+        title=_title(kind, data, text, file, meta),
         text=text,
         sha256=digest,
         size_bytes=size,
@@ -138,6 +165,7 @@ def read_source(path: str | Path, *, max_bytes: int = MAX_SOURCE_BYTES) -> Sourc
         seconds=round(time.perf_counter() - started, 4),
         pages=pages,
         truncated=truncated,
+        meta=meta,
     )
 
 
@@ -253,18 +281,96 @@ def _tidy(text: str) -> str:
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 
 
-def _title(kind: str, data: bytes, text: str, file: Path) -> str:
-    candidate = ""
+def split_source_meta(text: str) -> tuple[Meta, str]:
+    """``(front matter, the rest)``; ``({}, text)`` when the text opens with none.
+
+    A block that does not parse is kept as its raw text, but only when it reads as
+    ``key: value`` lines: a document that merely opens with a horizontal rule keeps it.
+    """
+    toml = _TOML.match(text)
+    if toml is not None:
+        body = text[toml.end() :].lstrip("\n")
+        try:
+            return _plain_data(tomllib.loads(toml.group(1))), body
+        except tomllib.TOMLDecodeError:
+            return toml.group(1), body
+    split = split_frontmatter(text)
+    if not split.has_frontmatter:
+        return {}, text
+    body = split.body.lstrip("\n")
+    try:
+        return _plain_data(parse_frontmatter(text)), body
+    except FrontmatterError:
+        first = next((line for line in split.yaml_text.splitlines() if line.strip()), "")
+        raw = split.yaml_text.rstrip("\r\n")
+        return (raw, body) if _KEY_LINE.match(first) else ({}, text)
+
+
+def _plain_data(data: dict[str, object]) -> dict[str, object]:
+    """Values YAML can write back: anything but mappings, lists, text, numbers, booleans
+    and dates becomes text (TOML's times, for one)."""
+
+    def fix(value: object) -> object:
+        if isinstance(value, dict):
+            return {str(k): fix(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [fix(v) for v in value]
+        if value is None or isinstance(value, str | int | float | bool | dt.date):
+            return value
+        return str(value)
+
+    return {str(k): fix(v) for k, v in data.items()}
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """``(level, text)`` of each ATX or setext heading outside code blocks, in order."""
+    out: list[tuple[int, str]] = []
+    in_code = False
+    previous = ""
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_code = not in_code
+            previous = ""
+            continue
+        if in_code:
+            continue
+        atx = _ATX.match(line)
+        setext = _SETEXT.match(line)
+        if atx is not None:
+            out.append((len(atx.group(1)), atx.group(2)))
+        elif setext is not None and previous.strip() and not _ATX.match(previous):
+            out.append((1 if setext.group(1)[0] == "=" else 2, previous.strip()))
+        previous = line
+    return out
+
+
+def _title(kind: str, data: bytes, text: str, file: Path, meta: Meta) -> str:
+    candidates: list[str] = []
+    if isinstance(meta, dict) and isinstance(meta.get("title"), str):
+        candidates.append(str(meta["title"]))
     if kind == "html":
         match = _TITLE_TAG.search(data[:65536].decode("utf-8", "replace"))
         if match:
-            candidate = re.sub(r"<[^>]+>", "", match.group(1))
-    if not candidate and kind in ("markdown", "html"):
-        heading = _HEADING.search(text)
-        if heading:
-            candidate = heading.group(1) or heading.group(2)
-    if not candidate and kind in ("text", "pdf"):
+            candidates.append(re.sub(r"<[^>]+>", "", match.group(1)))
+    if kind in ("markdown", "html"):
+        found = headings(text)
+        candidates += [h for level, h in found if level == 1]
+        candidates += [h for level, h in found if level > 1]
+    if kind in ("text", "pdf"):
         first = next((line for line in text.splitlines() if line.strip()), "")
-        candidate = first if len(first) <= 60 and first[-1:] not in ",.;:" else ""
+        if len(first) <= 60 and first[-1:] not in ",.;:":
+            candidates.append(first)
+    names = [_clean_title(c) for c in candidates]
+    for name in names:
+        if name and not is_generic(name):
+            return name
+    stem = _clean_title(file.stem.replace("_", " ").replace("-", " "))
+    if is_generic(stem) and file.parent.name:
+        stem = _clean_title(file.parent.name.replace("_", " ").replace("-", " ")) or stem
+    return stem or next((n for n in names if n), file.stem)
+
+
+def _clean_title(candidate: str) -> str:
+    candidate = plain(heading_text(candidate))
     candidate = " ".join(candidate.replace("#", " ").split()).strip(" -–—|")
-    return candidate[:100] or file.stem
+    return candidate[:100]

@@ -1,5 +1,8 @@
 """``plan_ingest``: read → source note → context → model → validate (→ repair) → judge → preview.
 
+Every claim line is checked against the source while the plan is composed
+(:mod:`.support`); the ones it does not support are in ``dropped_claims``, not in the plan.
+
 ``apply_ingest`` writes the approved plan in one journaled transaction (the
 source note and every page together) and records the tension candidates.
 
@@ -28,7 +31,8 @@ from typing import Any, Literal
 from desktop.flows.ingest import prompt as prompts
 from desktop.flows.ingest.compose import Composed, DroppedContradiction, PageDraft, compose_plan
 from desktop.flows.ingest.context import LeftOut, select_context
-from desktop.flows.ingest.read import MAX_SOURCE_BYTES, SourceText, read_source
+from desktop.flows.ingest.names import offered_names, tidy_name, word_keys
+from desktop.flows.ingest.read import MAX_SOURCE_BYTES, SourceText, headings, read_source
 from desktop.flows.ingest.rejected import save_rejected_plan
 from desktop.flows.ingest.sentences import Sentence, key_sentences, split_sentences
 from desktop.flows.ingest.source_note import (
@@ -39,6 +43,7 @@ from desktop.flows.ingest.source_note import (
     pick_name,
     render_source_note,
 )
+from desktop.flows.ingest.support import DroppedClaim, SourceSupport
 from desktop.flows.ingest.tensions import (
     DEFAULT_THRESHOLD,
     TensionCandidate,
@@ -86,6 +91,8 @@ class IngestSettings:
     max_shrink: float = DEFAULT_MAX_SHRINK
     #: P(contradiction) a claim pair needs; None: the judge's calibrated threshold.
     threshold: float | None = DEFAULT_THRESHOLD
+    #: P(entailment) a claim in other words than the source's needs; None: calibrated.
+    entailment: float | None = None
     max_source_bytes: int = MAX_SOURCE_BYTES
 
 
@@ -115,6 +122,8 @@ class SourceInfo:
 class ContextInfo:
     sentences_total: int
     sentences_sent: int
+    #: Sentences of the source that claim nothing (lead-ins, commands, questions, …).
+    sentences_not_claims: int
     #: Subject pages shown to the model; read-only related notes only the judge reads.
     pages_sent: tuple[str, ...]
     pages_judged: tuple[str, ...]
@@ -143,6 +152,10 @@ class IngestReport:
     pages: tuple[PageSummary, ...] = ()
     contradictions: tuple[TensionCandidate, ...] = ()
     dropped_contradictions: tuple[DroppedContradiction, ...] = ()
+    #: Claim lines the source does not support, with the reason: not in the plan.
+    dropped_claims: tuple[DroppedClaim, ...] = ()
+    #: Premises the judge read to check claims against the source.
+    support_pairs_judged: int = 0
     judge: str = ""
     pairs_judged: int = 0
     context: ContextInfo | None = None
@@ -222,7 +235,14 @@ def plan_ingest(
     sentences = _fit_sentences(engine, key_sentences(all_sentences, s.key_sentences), budget // 2)
     if not sentences:
         sentences = [Sentence(1, source.title, "")]
-    base = prompts.build_messages(source_title=source.title, sentences=sentences, pages=())
+    source_words = word_keys(source.title, source.text)
+    names = offered_names(
+        source.title, [h for _, h in headings(source.text)], source_words=source_words
+    )
+    page_title = names[0] if names else tidy_name(source.title) or note.name
+    base = prompts.build_messages(
+        source_title=source.title, sentences=sentences, pages=(), names=names
+    )
     base_tokens = sum(engine.count_tokens(m.content) for m in base)
     context = select_context(
         root,
@@ -237,12 +257,13 @@ def plan_ingest(
         skip_folders=(s.sources_folder,),
     )
     messages = prompts.build_messages(
-        source_title=source.title, sentences=sentences, pages=context.shown
+        source_title=source.title, sentences=sentences, pages=context.shown, names=names
     )
     prompt_tokens = sum(engine.count_tokens(m.content) for m in messages)
     ctx_info = ContextInfo(
         sentences_total=len(all_sentences),
         sentences_sent=len(sentences),
+        sentences_not_claims=sum(1 for x in all_sentences if x.not_a_claim() is not None),
         pages_sent=tuple(p.path for p in context.shown),
         pages_judged=tuple(p.path for p in context.pages if not p.updatable),
         left_out=context.left_out,
@@ -254,9 +275,11 @@ def plan_ingest(
         max_pages=s.max_pages,
         max_contradictions=s.max_contradictions,
         pages=[p.name for p in context.shown],
+        names=names,
     )
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []
+    support = SourceSupport(all_sentences, text=source.text, judge=judge, threshold=s.entailment)
 
     def attempt(msgs: list[Message], settings: GenerationSettings) -> _Attempt | None:
         result = complete_structured(
@@ -275,8 +298,10 @@ def plan_ingest(
             sentences=sentences,
             context=context,
             source=note,
-            default_title=source.title,
+            default_title=page_title,
             pages_folder=s.pages_folder,
+            check=support.check,
+            source_words=source_words,
         )
         errors = list(composed.errors) + validate_pages(
             root, [_note_draft(note), *composed.pages], source=note, max_shrink=s.max_shrink
@@ -349,7 +374,7 @@ def plan_ingest(
         source_note=note.name,
         threshold=s.threshold,
     )
-    seconds_judge = round(time.perf_counter() - judged_at, 3)
+    seconds_judge = round(time.perf_counter() - judged_at + support.seconds, 3)
     say("previewing", "building the per-file diff")
     plan = Plan(
         ingest_id,
@@ -362,15 +387,26 @@ def plan_ingest(
     )
     preview = inspect_plan(root, plan)
     judge_note = (
-        "" if judge is not None else " The judge was not available: no contradiction was checked."
+        ""
+        if judge is not None
+        else " The judge was not available: no contradiction was checked, and only the "
+        "source's own sentences are quoted."
+    )
+    dropped_note = (
+        f" {len(composed.dropped_claims)} claim(s) the source does not support were dropped."
+        if composed.dropped_claims
+        else ""
     )
     return IngestReport(
         "planned",
         f"Planned: the source note and {len(composed.pages)} page(s); approve to write them."
+        + dropped_note
         + judge_note,
         pages=tuple(_page_summary(p, note) for p in [_note_draft(note), *composed.pages]),
         contradictions=outcome.candidates,
         dropped_contradictions=composed.dropped + outcome.dropped,
+        dropped_claims=composed.dropped_claims,
+        support_pairs_judged=support.pairs_judged,
         judge=outcome.judge,
         pairs_judged=outcome.pairs_scored,
         seconds_plan=seconds_plan,

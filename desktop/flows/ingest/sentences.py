@@ -3,6 +3,11 @@
 The skeleton of every plan is built here, by code: the key sentences of the
 source, quoted verbatim, are the claims the model routes to pages. A small
 model copies badly; quoting in code keeps each claim true to its source.
+
+Only sentences that claim something are key sentences: a lead-in ("… the following
+information:"), a ``Key: value`` line, a command, code, a placeholder, markup, a link
+list or a line too short to say anything is never a claim
+(:func:`desktop.flows.sentences.evidence_reason`, the rule the scan's judge reads by).
 """
 
 from __future__ import annotations
@@ -13,12 +18,25 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop.flows import sentences as prose
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _WIKI = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
-_MARKS = re.compile(r"(\*\*|__|`|\*(?=\S)|(?<=\S)\*)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+#: Inline HTML a Markdown page uses for emphasis or definitions; its text is kept.
+_INLINE_HTML = re.compile(
+    r"</?(?:kbd|br|em|strong|code|span|sup|sub|b|i|a|u|s|img|small|mark|abbr|del|ins|wbr|q|"
+    r"cite|var|samp|dfn|p|div)\b[^<>]*>",
+    re.IGNORECASE,
+)
+_COMMENT = re.compile(r"<!--.*?-->")
+_MARKS = re.compile(r"(\*\*|__|`|\*(?=\S)|(?<=\S)\*|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))")
+#: A link reference definition ("[label]: https://…"): where a shortcut link points.
+_LINK_DEF = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*\S")
+_SHORTCUT = re.compile(r"(?<!\])\[([^\[\]]+)\](?![(\[:])")
 _SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9À-Ý])")
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 _TABLE = re.compile(r"^\s*\|")
@@ -144,6 +162,20 @@ class Sentence:
     text: str
     #: The heading above it in the source ("" before the first heading).
     section: str
+    #: As written in the source (Markdown kept); "" when not known.
+    quote: str = ""
+
+    def not_a_claim(self) -> str | None:
+        """Why this sentence claims nothing (``question``, ``lead_in``, ``key_value``, ``code``,
+        …), or None."""
+        quote = self.quote or self.text
+        if self.text.rstrip().endswith("?"):
+            return "question"
+        text = prose.plain(quote)
+        content = prose.content_words(text)
+        return prose.evidence_reason(
+            prose.Sentence(quote, text, content, prose.link_words(quote) & content)
+        )
 
 
 def content_words(text: str) -> list[str]:
@@ -156,9 +188,12 @@ def strip_citations(text: str) -> str:
 
 
 def plain(line: str) -> str:
-    """Markdown inline syntax removed: links keep their text, emphasis marks go."""
+    """Markdown inline syntax removed: links keep their text; emphasis marks, inline HTML
+    tags and comments go."""
     line = _WIKI.sub(lambda m: m.group(2) or m.group(1), line)
     line = _MD_LINK.sub(r"\1", line)
+    line = _REF_LINK.sub(r"\1", line)
+    line = _INLINE_HTML.sub("", _COMMENT.sub("", line))
     return " ".join(_MARKS.sub("", line).split())
 
 
@@ -168,17 +203,21 @@ def split_sentences(text: str) -> list[Sentence]:
     section = ""
     in_code = False
     paragraph: list[str] = []
+    labels = {m.group(1).casefold() for m in map(_LINK_DEF.match, text.splitlines()) if m}
 
     def flush() -> None:
         if not paragraph:
             return
-        joined = plain(" ".join(paragraph))
+        joined = _SHORTCUT.sub(
+            lambda m: m.group(1) if m.group(1).casefold() in labels else m.group(0),
+            " ".join(paragraph),
+        )
         paragraph.clear()
-        for piece in _SPLIT.split(joined):
-            piece = piece.strip()
+        for quote in _SPLIT.split(joined):
+            piece = plain(quote)
             n = len(piece.split())
             if MIN_WORDS <= n <= MAX_WORDS and len(piece) <= MAX_SENTENCE_CHARS:
-                out.append(Sentence(len(out) + 1, piece, section))
+                out.append(Sentence(len(out) + 1, piece, section, quote.strip()))
 
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -186,6 +225,9 @@ def split_sentences(text: str) -> list[Sentence]:
             in_code = not in_code
             continue
         if in_code or _TABLE.match(line):
+            continue
+        if _LINK_DEF.match(line):
+            flush()
             continue
         heading = _HEADING.match(line)
         if heading:
@@ -207,12 +249,13 @@ def split_sentences(text: str) -> list[Sentence]:
 
 
 def key_sentences(sentences: Sequence[Sentence], k: int) -> list[Sentence]:
-    """The ``k`` most central sentences, in source order.
+    """The ``k`` most central sentences that claim something, in source order.
 
     Centrality is the summed document frequency of a sentence's content words,
     damped by its length, with a bonus for the first sentence of a section
     (where authors put the point) and for the opening of the document.
     """
+    sentences = [s for s in sentences if s.not_a_claim() is None]
     if len(sentences) <= k:
         return list(sentences)
     freq = Counter(w for s in sentences for w in set(content_words(s.text)))

@@ -9,12 +9,19 @@
     origin: "/home/ana/Downloads/installation.html"
     format: html
     date: 2026-12-01
+    source_meta:            # the source's own front matter, when it has one
+      permalink: /docs/installation/
     ---
     # Installation
 
     > Ingested from `/home/ana/Downloads/installation.html` on 2026-12-01 …
 
     <the clean text>
+
+The source's own front matter is metadata of the note, never text of it: its keys and
+values are kept, in the source's order, under the one key ``source_meta`` (its raw text
+when it is not valid YAML or TOML), so its ``title``, ``date`` or ``type`` never collide
+with the note's own keys.
 
 A file is known by its sha256: the same bytes ingested again find their note
 and offer nothing new. Changed bytes from the same origin get a new note
@@ -23,11 +30,14 @@ and offer nothing new. Changed bytes from the same origin get a new note
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.flows.ingest.read import SourceText
+from ruamel.yaml import YAML
+
+from desktop.flows.ingest.read import Meta, SourceText
 from desktop.vault.frontmatter import parse_frontmatter
 from desktop.vault.index import VaultIndex
 
@@ -133,6 +143,7 @@ def render_source_note(source: SourceText, *, name: str, folder: str, day: str) 
         f"origin: {_yaml_str(source.origin)}",
         f"format: {source.kind}",
         f"date: {day}",
+        *_meta_lines(source.meta),
         "---",
         f"# {source.title}",
         "",
@@ -150,6 +161,24 @@ def render_source_note(source: SourceText, *, name: str, folder: str, day: str) 
         "",
     ]
     return SourceNote(path=f"{folder}/{name}.md", name=name, content="\n".join(note))
+
+
+def _meta_lines(meta: Meta) -> list[str]:
+    if not meta:
+        return []
+    if isinstance(meta, str):
+        # An explicit indentation: a first line that opens with spaces stays in the block.
+        return ["source_meta: |2-", *(f"  {line}".rstrip() for line in meta.splitlines())]
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.allow_unicode = True
+    yaml.width = 100
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # source order
+    # Values shared in the parsed front matter are written out, never as &anchors.
+    yaml.representer.ignore_aliases = lambda data: True
+    out = io.StringIO()
+    yaml.dump({"source_meta": meta}, out)
+    return out.getvalue().rstrip("\n").splitlines()
 
 
 def _yaml_str(value: str) -> str:
