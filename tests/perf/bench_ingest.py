@@ -97,10 +97,12 @@ def extract(paths: list[Path]) -> list[dict[str, Any]]:
 
 def plan_all(paths: list[Path], limit: int) -> dict[str, Any]:
     from desktop.cli.ingest_cmd import load_judge
+    from desktop.flows.settings import resolve
     from inference.engines import LazyGenerator
 
-    engine = LazyGenerator()
-    judge = load_judge()
+    runtime = resolve().runtime  # the saved models, as `antinomy ingest` uses
+    engine = LazyGenerator(runtime)
+    judge = load_judge(runtime)
     rows = []
     try:
         for path in paths[:limit]:

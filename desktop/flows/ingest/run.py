@@ -51,6 +51,7 @@ from desktop.flows.ingest.tensions import (
     save_candidates,
 )
 from desktop.flows.ingest.validate import DEFAULT_MAX_SHRINK, validate_pages
+from desktop.flows.memory.pages import DEFAULT_FOLDER as SUBJECTS_FOLDER
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import vault_root
 from desktop.vault.transactions import (
@@ -77,7 +78,7 @@ MARGIN_TOKENS = 128
 @dataclass(frozen=True)
 class IngestSettings:
     sources_folder: str = DEFAULT_FOLDER
-    pages_folder: str = "Antinomy/Subjects"
+    pages_folder: str = SUBJECTS_FOLDER
     #: Page types an ingest may update (others are read for contradictions only).
     update_types: tuple[str, ...] = ("subject",)
     key_sentences: int = 12
