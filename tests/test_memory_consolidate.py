@@ -115,15 +115,15 @@ def test_a_supported_rephrasing_is_written_an_unsupported_one_keeps_the_users_wo
     small_batch(tmp_path)
     gen = RoutingGenerator(
         routes={
-            "window": route("Flights", "The user prefers window seats on long flights."),
-            "Lisbon": route("Lisbon", "The user flies to Lisbon on 14 December with Ana."),
+            "window": route("Flights", "Prefers window seats on long flights."),
+            "Lisbon": route("Lisbon", "Flying to Lisbon on 14 December with Ana."),
             "Helios": route("Helios", "Helios"),  # supported, but says nothing
         }
     )
     report = consolidate(tmp_path, gen)
     by = {f.subject: f for f in report.accepted}
     assert by["Flights"].wording == "rephrased"
-    assert by["Flights"].text == "The user prefers window seats on long flights."
+    assert by["Flights"].text == "Prefers window seats on long flights."
     assert by["Lisbon"].wording == "verbatim"
     assert by["Lisbon"].text == "We decided to fly to Lisbon on 12 December with Ana."
     assert by["Lisbon"].fallback_reason == "names or numbers not in the cited lines: 14"
@@ -137,11 +137,11 @@ def test_the_judge_gates_a_rephrasing_and_its_contradiction_is_never_written(
     tmp_path: Path,
 ) -> None:
     small_batch(tmp_path)
-    contra = "The user prefers aisle seats on long flights, not window seats."
+    contra = "Prefers aisle seats on long flights, not window seats."
     gen = RoutingGenerator(
         routes={
             "window": route("Flights", contra),
-            "Helios": route("Helios", "The Helios report is due next Friday, the user said."),
+            "Helios": route("Helios", "The Helios report is due on Friday next week."),
         }
     )
     judge = ScriptedJudge(
@@ -149,7 +149,7 @@ def test_the_judge_gates_a_rephrasing_and_its_contradiction_is_never_written(
         entailments=[
             (
                 "The Helios report is due next Friday.",
-                "The Helios report is due next Friday, the user said.",
+                "The Helios report is due on Friday next week.",
             )
         ],
     )
@@ -165,7 +165,7 @@ def test_the_judge_gates_a_rephrasing_and_its_contradiction_is_never_written(
 def test_without_entailment_the_judge_keeps_the_users_words(tmp_path: Path) -> None:
     small_batch(tmp_path)
     gen = RoutingGenerator(
-        routes={"window": route("Flights", "The user prefers window seats on long flights.")}
+        routes={"window": route("Flights", "Prefers window seats on long flights.")}
     )
     report = consolidate(tmp_path, gen, judge=ScriptedJudge())  # everything neutral
     fact = next(f for f in report.accepted if f.subject == "Flights")

@@ -240,6 +240,13 @@ _COMMAND = re.compile(
     r"^\s*(?:[$%#>]\s+)?[a-z][\w.+-]*(?:\s+\S+)*?\s+(?:-{1,2}[A-Za-z][\w-]*|<[^>]+>|\S*/\S*)"
     r"(?:\s+\S+)*\s*$"
 )
+
+
+def is_command_line(text: str) -> bool:
+    """A shell command ("git rebase -i HEAD~3", "$ uv add --dev ruff"), not a sentence."""
+    return bool(_COMMAND.match(text)) and not text.rstrip().endswith(".")
+
+
 #: "Key: value" — a label and a short value (or a list of quoted / code values).
 _KEY_VALUE = re.compile(r"^\s*([^:.!?]{1,40}?)\s*:\s+(.+)$")
 

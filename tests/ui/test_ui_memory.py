@@ -26,7 +26,7 @@ AGREEING = ScriptedJudge(verdict=lambda a, b: (0.02, 0.96, 0.02))
 LISBON = "We decided to fly to Lisbon on 12 December with Ana."
 ROUTES = {
     "Lisbon": route("new", new_subject="Lisbon trip"),
-    "window": route("Flights", "The user prefers window seats on long flights."),
+    "window": route("Flights", "Prefers window seats on long flights."),
     "sold": route("new", new_subject="it"),  # no name in the words: rejected
 }
 PAGE = "Antinomy/Subjects/Lisbon trip.md"
@@ -94,7 +94,7 @@ def test_consolidate_shows_accepted_facts_and_rejected_fragments(
     ]
     assert rows[0][:3] == ["Lisbon trip", "Decisions", LISBON]
     assert rows[0][3] == "2026-11-30#L1" and rows[0][4] == "2026-12-12"
-    assert rows[1][2] == "The user prefers window seats on long flights."
+    assert rows[1][2] == "Prefers window seats on long flights."
     assert "rephrased" in panel.accepted.topLevelItem(1).toolTip(2)  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: panel.rejected.topLevelItemCount() == 1, timeout=5000)
     item = panel.rejected.topLevelItem(0)

@@ -48,6 +48,10 @@ Wording = Literal["rephrased", "verbatim"]
 #: A rephrasing must keep this share of the statement's content words (and all its names
 #: and numbers): "Lisbon" is supported by "My sister Giulia arrives in Lisbon…" but says nothing.
 COVERAGE_THRESHOLD = 0.6
+#: "the user" / "l'utilisateur" / "l'utente": how a model names the speaker it should not.
+_THIRD_PERSON_USER = re.compile(
+    r"\b(?:the user|user's|l['’]utilisat(?:eur|rice)|l['’]utente)\b", re.I
+)
 _DEADLINE = re.compile(r"\b(due|deadline|by|before|must|until|échéance|entro|scadenza)\b", re.I)
 #: Recurring weekdays ("on Tuesdays", "every Monday") name no single day.
 _WEEKDAY_WORDS = re.compile(
@@ -87,6 +91,11 @@ def gate_fact(
         return Gated(verbatim, "verbatim", 1.0, *_judged(judge, cited, verbatim))
     if text.rstrip().endswith("?"):
         return _verbatim(verbatim, judge, cited, "the rephrasing is a question")
+    if _THIRD_PERSON_USER.search(text):
+        # "The user prefers Postgres … I build": a fact is kept in the user's own voice.
+        return _verbatim(
+            verbatim, judge, cited, "the rephrasing speaks of the user in the third person"
+        )
     ratio = support_ratio(text, cited, allowed=allowed)
     if ratio < threshold:
         reason = f"{ratio:.0%} of its content words are in the cited lines (needs {threshold:.0%})"

@@ -12,7 +12,8 @@ sentence becomes a :class:`Candidate` unless it is
 ``hedge``        a hedged or uncertain statement ("maybe", "I think", "not sure")
 ``secret``       it holds a masked secret (a page would only keep the mask)
 ``tool_output``  code, a log, a path or a command, not words
-``fragment``     too few content words to be a fact
+``fragment``     too few content words to be a fact (three; two when the user speaks of
+                 themselves: "I am allergic to penicillin.")
 
 A short user line that answers an assistant question ("Which day?" →
 "Tuesday.") is completed with that question as context and cited to both
@@ -29,6 +30,7 @@ from typing import Literal, get_args
 
 from desktop.flows.memory.batches import RawLine
 from desktop.flows.memory.support import content_words, fold, word_set
+from desktop.flows.sentences import is_command_line
 
 Outcome = Literal[
     "candidate",
@@ -44,8 +46,29 @@ Outcome = Literal[
 ]
 #: Every outcome but "candidate": the line is kept out of memory, with its reason.
 EXCLUDED: tuple[Outcome, ...] = tuple(o for o in get_args(Outcome) if o != "candidate")
-#: A statement needs this many content words (an answer to a question needs one).
+#: A statement needs this many content words (an answer to a question needs one, a
+#: statement the user makes about themselves two).
 MIN_CONTENT_WORDS = 3
+#: The user speaking of themselves: "I", "my", "je", "mon", "io", "mio"… as a word.
+_FIRST_PERSON = re.compile(
+    r"(?:^|\s)(?:i|i['’]m|i['’]ve|my|we|our|je|j['’]\w+|mon|ma|mes|nous|io|mio|mia|miei|mie|"
+    r"sono|ho)(?=\s|[.,!]|$)",
+    re.IGNORECASE,
+)
+#: Why a line is kept out of memory, in words (every line gets one).
+REASONS: dict[str, str] = {
+    "assistant": "the assistant's words (context of the user's, never a fact alone)",
+    "withdrawn": "withdrawn by the user",
+    "question": "a question, not a statement",
+    "request": "a request to the assistant",
+    "greeting": "a greeting or an acknowledgement",
+    "hedge": "hedged or uncertain",
+    "secret": "it holds a secret (masked): a page would keep only the mask",
+    "tool_output": "code, a log, a path or a command, not words",
+    "fragment": "too few words to be a fact",
+}
+#: Outcomes a person may disagree with: kept as re-queueable fragments, not just counted.
+DISPUTABLE: tuple[Outcome, ...] = ("fragment", "hedge")
 #: An answer longer than this many words stands on its own (no question needed).
 MAX_ANSWER_WORDS = 6
 
@@ -151,7 +174,8 @@ def classify_sentence(sentence: str) -> Outcome:
         return "greeting"
     if _HEDGE.search(s):
         return "hedge"
-    if len(content_words(s)) < MIN_CONTENT_WORDS:
+    needed = MIN_CONTENT_WORDS - 1 if _FIRST_PERSON.search(s) else MIN_CONTENT_WORDS
+    if len(content_words(s)) < needed:
         return "fragment"
     return "candidate"
 
@@ -162,41 +186,48 @@ def _declarative_start(s: str) -> bool:
 
 
 def _looks_like_code(s: str) -> bool:
-    if _CODE_HINT.match(s) or _PATHLIKE.match(s):
+    if _CODE_HINT.match(s) or _PATHLIKE.match(s) or is_command_line(s):
         return True
     letters = sum(ch.isalpha() for ch in s)
     symbols = sum(not ch.isalnum() and not ch.isspace() for ch in s)
     return len(s) >= 12 and (letters < 0.5 * len(s) or symbols > 0.25 * len(s))
 
 
-def extract_candidates(lines: Sequence[RawLine]) -> Extraction:
-    """The candidate facts of these lines, and one outcome per line (in order)."""
+def extract_candidates(
+    lines: Sequence[RawLine], *, vouched: frozenset[str] = frozenset()
+) -> Extraction:
+    """The candidate facts of these lines, and one outcome per line (in order), each kept
+    out with its reason. ``vouched``: line ids the user re-queued — a sentence of theirs
+    left out as a fragment or a hedge is a candidate then."""
     candidates: list[Candidate] = []
     outcomes: list[LineOutcome] = []
     previous: RawLine | None = None
     for line in lines:
         if line.withdrawn:
-            outcomes.append(LineOutcome(line.line_id, "withdrawn"))
+            outcomes.append(LineOutcome(line.line_id, "withdrawn", REASONS["withdrawn"]))
         elif line.role != "user":
-            outcomes.append(LineOutcome(line.line_id, "assistant"))
+            outcomes.append(LineOutcome(line.line_id, "assistant", REASONS["assistant"]))
         else:
-            found, reasons = _from_user_line(line, previous)
+            found, reasons = _from_user_line(line, previous, vouched=line.line_id in vouched)
             candidates.extend(found)
             outcome: Outcome = "candidate" if found else _main_reason(reasons)
-            outcomes.append(LineOutcome(line.line_id, outcome))
+            detail = "" if found else REASONS[outcome]
+            outcomes.append(LineOutcome(line.line_id, outcome, detail))
         if not line.continues or line.role != "user":
             previous = line
     return Extraction(tuple(candidates), tuple(outcomes))
 
 
 def _from_user_line(
-    line: RawLine, previous: RawLine | None
+    line: RawLine, previous: RawLine | None, *, vouched: bool = False
 ) -> tuple[list[Candidate], list[Outcome]]:
     question = _open_question(previous)
     found: list[Candidate] = []
     reasons: list[Outcome] = []
     for sentence in split_sentences(line.text):
         outcome = classify_sentence(sentence)
+        if vouched and outcome in DISPUTABLE and content_words(sentence):
+            outcome = "candidate"
         if outcome == "candidate":
             if question and len(sentence.split()) <= MAX_ANSWER_WORDS:
                 found.append(_answer(sentence, line, question))

@@ -47,6 +47,16 @@ _FUNCTION = word_set(
     always instead also up down now often just very too new old
     """
 )
+#: One word that names no one thing a person would look up: "Team", "Work", "Stuff".
+_GENERIC = word_set(
+    """
+    team teams work job company office project projects meeting meetings life stuff things
+    thing notes note misc miscellaneous general other others personal info information
+    various topic topics subject subjects facts fact memory memories preferences details
+    equipe équipe travail boulot projet réunion vie trucs choses divers squadra lavoro
+    progetto riunione vita cose varie
+    """
+)
 _VERBS = word_set(
     """
     is are was were be been am do does did has have had will would shall should can could
@@ -70,8 +80,8 @@ _TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]", re.UNICODE)
 
 
 def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str | None:
-    """Why ``name`` is not a subject name (``token``, ``sentence``, ``pronoun``, ``fragment``),
-    or None.
+    """Why ``name`` is not a subject name (``token``, ``generic``, ``sentence``, ``pronoun``,
+    ``fragment``), or None.
 
     ``said``: the user's words; every word of a new name must occur there (by its
     first 5 letters) unless the name is one of ``known`` (existing subjects).
@@ -87,6 +97,8 @@ def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str
         return "fragment"
     # A contraction counts as its first part: "I'm" is the pronoun "I", "we're" is "we".
     words = [re.split(r"['’]", fold(w).strip(".'’-"))[0] for w in cleaned.split()]
+    if len(words) == 1 and words[0] in _GENERIC:
+        return "generic"
     if len(words) > MAX_WORDS or len(cleaned) > MAX_CHARS:
         return "sentence"
     if any(w in _VERBS for w in words):

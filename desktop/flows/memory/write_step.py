@@ -18,11 +18,17 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.flows.memory.batches import RawStore
+from desktop.flows.memory.batches import RawLine, RawStore
 from desktop.flows.memory.citations import find_date, gate_fact
 from desktop.flows.memory.conversations import cited_batches, conversation_writes
 from desktop.flows.memory.dedup import find_duplicate
-from desktop.flows.memory.extract import Candidate, LineOutcome, extract_candidates
+from desktop.flows.memory.extract import (
+    DISPUTABLE,
+    REASONS,
+    Candidate,
+    LineOutcome,
+    extract_candidates,
+)
 from desktop.flows.memory.names import find_aliases
 from desktop.flows.memory.pages import (
     Fact,
@@ -94,13 +100,22 @@ def run_step(
         for name in (page.name, *page.aliases):
             by_key.setdefault(subject_key(name), page)
     lines = [replace(line, text=mask_secrets(line.text).text) for line in step.lines]
-    extraction = extract_candidates(lines)
+    vouched = frozenset(rejected_store.get(step.requeue_id).line_ids) if step.requeue_id else None
+    extraction = extract_candidates(lines, vouched=vouched or frozenset())
     details: dict[str, list[str]] = {}
     targets: dict[str, _Target] = {}
     accepted: list[tuple[AcceptedFact, str]] = []
-    rejected: list[RejectedFragment] = []
-    gen = GenerationSettings(max_tokens=s.max_route_tokens)
     source_ids = tuple(line.line_id for line in step.lines)
+    # A line left out as too short or hedged may still be a fact to its speaker: listed
+    # with its reason and re-queueable (it is then read as a statement).
+    rejected: list[RejectedFragment] = [
+        _left_out(line, outcome.outcome, step.source, source_ids, now)
+        for line, outcome in zip(lines, extraction.lines, strict=True)
+        if outcome.outcome in DISPUTABLE
+    ]
+    for frag in rejected:
+        details.setdefault(frag.line_ids[0], []).append(f"set aside {frag.fragment_id}")
+    gen = GenerationSettings(max_tokens=s.max_route_tokens)
     spoken = {line.line_id: line.time[:10] for line in step.lines}
     tokens = [0, 0]
     for candidate in extraction.candidates:
@@ -231,9 +246,10 @@ def run_step(
         details.setdefault(fact_record.citations[-1], []).append(
             f"written to {path} ({fact_record.wording})"
         )
-    run.lines.extend(LineOutcome(i, "withdrawn") for i in step.withdrawn)
+    run.lines.extend(LineOutcome(i, "withdrawn", REASONS["withdrawn"]) for i in step.withdrawn)
     run.lines.extend(
-        replace(o, detail="; ".join(details.get(o.line_id, []))) for o in extraction.lines
+        replace(o, detail="; ".join(details.get(o.line_id, [])) or o.detail)
+        for o in extraction.lines
     )
 
 
@@ -302,6 +318,24 @@ def _free_path(root: Path, folder: str, name: str) -> str:
     if (root / path).exists():
         path = f"{folder}/{name} (subject).md"
     return path
+
+
+def _left_out(
+    line: RawLine, outcome: str, source: str, source_ids: tuple[str, ...], now: str
+) -> RejectedFragment:
+    proposal = {"line": line.text, "outcome": outcome}
+    return RejectedFragment(
+        fragment_id=fragment_id(source, proposal),
+        reason=outcome,
+        detail=f"{REASONS[outcome]} — re-queue it if it is one: it is then read as a statement",
+        subject="",
+        text=line.text,
+        line_ids=(line.line_id,),
+        source=source,
+        source_ids=source_ids,
+        at=now,
+        proposal=proposal,
+    )
 
 
 def _fragment(
