@@ -140,6 +140,8 @@ class AppController(QObject):
         self._progress_timer.setInterval(100)
         self._progress_timer.timeout.connect(self._flush_progress)
         self._closed = False
+        #: Operations this window applied: the watcher does not announce them a second time.
+        self.applied_here: set[str] = set()
         #: Called by close() before the engines stop (e.g. a scan runner's own pool).
         self.closers: list[Callable[[], None]] = []
 
@@ -163,6 +165,11 @@ class AppController(QObject):
 
     def run_in(self, pool: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> Awaitable[T]:
         return self.loop.run_in_executor(pool, fn, *args)
+
+    def history_changed(self, operation_ids: Iterable[str] = ()) -> None:
+        """This window applied or undid ``operation_ids``: every view re-reads the vault."""
+        self.applied_here.update(operation_ids)
+        self.sig_history_changed.emit()
 
     def report_error(self, what: str, exc: BaseException) -> None:
         if isinstance(exc, AntinomyError):

@@ -147,7 +147,7 @@ class VaultWatcher(QObject):
                 return
             self._sync_folders(folders)
             changed = [] if baseline else changed_paths(self._files, files)
-            journal_moved = not baseline and journal != self._journal
+            journal_moved = not baseline and self._news(journal)
             self._files = files
             self._journal = journal
             if changed:
@@ -159,6 +159,16 @@ class VaultWatcher(QObject):
                 self._run(baseline=False)
 
         self._controller.spawn(go(), what="Watching the vault")
+
+    def _news(self, journal: JournalMark) -> bool:
+        """Whether the journal changed other than by this window's own operations (those
+        were announced when they were applied)."""
+        if journal == self._journal:
+            return False
+        new = set(journal) - set(self._journal)
+        gone = set(self._journal) - set(journal)
+        own = self._controller.applied_here
+        return bool(gone) or any(name.removesuffix(".json") not in own for name, _s, _m in new)
 
     def _sync_folders(self, folders: list[str]) -> None:
         current = set(self._watcher.directories())

@@ -14,6 +14,7 @@ from desktop.ui.panels import pair_list as pair_list_module
 from desktop.ui.panels.dismissed import QtDismissedPanel
 from desktop.ui.panels.history import QtHistoryPanel
 from desktop.ui.panels.tensions import QtTensionsPanel
+from desktop.ui.watcher import journal_mark
 from tests.ui.conftest import fake_runtime
 from tests.ui.runs import save_run
 from tests.ui.scans import GOOD, scan_everything, scripted
@@ -171,3 +172,21 @@ def test_an_edit_elsewhere_is_checked_against_the_quotes(qtbot, make_window, vau
     with qtbot.waitSignal(t.sig_pair_removed, timeout=10000):
         first.dismiss_button.click()
     assert not window.errors.errors, window.errors.errors
+
+
+def test_the_watcher_announces_only_what_another_process_did(
+    qtbot, make_window, vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    window, t, run = _restored(qtbot, make_window, vault, 3)
+    c = window.controller
+    announced: list[bool] = []
+    c.sig_history_changed.connect(lambda: announced.append(True))
+    with qtbot.waitSignal(t.sig_pair_removed, timeout=10000):
+        t.cards[0].dismiss_button.click()
+    assert announced == [True]  # by the action itself
+    window.watcher.check_now()
+    qtbot.waitUntil(lambda: window.watcher._journal == journal_mark(vault), timeout=10000)
+    assert announced == [True]  # this window's own operation is not announced twice
+    dismiss_pair(vault, run.pairs[2].path_a, run.pairs[2].path_b)
+    window.watcher.check_now()
+    qtbot.waitUntil(lambda: len(announced) == 2, timeout=10000)

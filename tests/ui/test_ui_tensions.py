@@ -65,7 +65,7 @@ def test_dismiss_writes_both_notes_then_undo_restores_them(qtbot, make_window, v
     assert isinstance(history, QtHistoryPanel)
     with qtbot.waitSignal(t.sig_pair_removed, timeout=10000):
         t.cards[0].dismiss_button.click()
-    assert not t.cards
+    assert not t.cards and t.state.text() == "Done: 0 pairs shown (1 dismissed since)."
     assert b"hunter_false_positives" in (vault / A).read_bytes()
     assert b"hunter_false_positives" in (vault / B).read_bytes()
     assert (A, B) in [(d.path_a, d.path_b) for d in list_dismissed(vault)]
@@ -86,6 +86,9 @@ def test_dismiss_writes_both_notes_then_undo_restores_them(qtbot, make_window, v
     qtbot.waitUntil(lambda: len(history.entries) == 2, timeout=10000)
     assert (vault / A).read_bytes() == before[A] and (vault / B).read_bytes() == before[B]
     qtbot.waitUntil(lambda: dismissed.list.count() == already, timeout=5000)
+    # The pair is back, and the header counts it again.
+    qtbot.waitUntil(lambda: len(t.cards) == 1, timeout=5000)
+    assert t.state.text() == "Done: 1 pair shown."
 
 
 def test_dismiss_is_refused_when_a_note_changed_on_disk(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ def undo(controller: AppController, *, operation_id: str) -> asyncio.Task[ApplyR
 
     async def go() -> ApplyResult:
         result = await controller.run_in(controller.write_pool, _undo, root, operation_id)
-        controller.sig_history_changed.emit()
+        controller.history_changed([result.operation_id])
         controller.notes_changed(result.paths)
         return result
 
@@ -46,7 +46,7 @@ def undo_all(
     async def go() -> list[ApplyResult]:
         results, refused = await controller.run_in(controller.write_pool, work)
         if results:
-            controller.sig_history_changed.emit()
+            controller.history_changed(r.operation_id for r in results)
             controller.notes_changed([p for r in results for p in r.paths])
             done = "Undone" if not refused else f"Undone {len(results)} of {len(operation_ids)}"
             controller.sig_action_done.emit(f"{done}: {what}", ())

@@ -62,7 +62,7 @@ def _announce(controller: AppController, kind: str, results: Sequence[ReviewResu
     """After the write: re-index, refresh every view, offer Undo in words (GUI thread)."""
     applied = [r for r in results if r.operation_id is not None]
     if applied:
-        controller.sig_history_changed.emit()
+        controller.history_changed(r.operation_id for r in applied if r.operation_id)
         controller.notes_changed([p for r in applied for p in r.changed + r.created])
         titles = [operation_title(kind, _changes(r), r.summary) for r in applied]
         ids = tuple(r.operation_id for r in applied if r.operation_id is not None)
