@@ -140,7 +140,7 @@ def dismiss_pairs(
     what = (
         f"Dismissing {_pair_name(*pairs[0])}"
         if len(pairs) == 1
-        else (f"Dismissing {len(pairs)} pairs")
+        else f"Dismissing {len(pairs)} pairs"
     )
 
     async def go() -> Dismissals:
