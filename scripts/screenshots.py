@@ -6,6 +6,11 @@ dialog and the Problems window.
 
     python scripts/screenshots.py [--out /tmp/antinomy-shots] [--mode classic]
 
+With ``--review N``: review at scale instead, at 1280×800 — a saved scan of N
+pairs of the sample vault's own notes (no scan is run), a dismissal with its
+Undo bar, a filter with every shown pair checked, the dismissal of them all,
+and History in words. ``--dark`` takes them on a dark palette.
+
 Uses the real shipped models. Writes into a temporary ANTINOMY_HOME, never
 the user's own settings or vault.
 """
@@ -31,11 +36,66 @@ async def _wait(predicate, timeout: float) -> None:  # type: ignore[no-untyped-d
         await asyncio.sleep(0.05)
 
 
+def dark_palette(app) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    app.setStyle("Fusion")
+    palette = QPalette()
+    role = QPalette.ColorRole
+    for which, color in (
+        (role.Window, "#2b2b2b"), (role.WindowText, "#e0e0e0"), (role.Base, "#1e1e1e"),
+        (role.AlternateBase, "#2b2b2b"), (role.Text, "#e0e0e0"), (role.Button, "#3a3a3a"),
+        (role.ButtonText, "#e0e0e0"), (role.Highlight, "#3d7bd9"),
+        (role.HighlightedText, "#ffffff"), (role.ToolTipBase, "#404040"),
+        (role.ToolTipText, "#f0f0f0"), (role.Link, "#7fb0ff"), (role.Mid, "#555555"),
+    ):  # fmt: skip
+        palette.setColor(which, QColor(color))
+    for which in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, which, QColor("#7a7a7a"))
+    app.setPalette(palette)
+
+
+async def review_shots(window, vault: Path, out: Path, args) -> None:  # type: ignore[no-untyped-def]
+    """Review at scale, at 1280×800: see the module docstring."""
+    from inference.runtime import State
+    from tests.ui.runs import save_run
+
+    save_run(vault, args.review, first="Decisions/ADR-0011 Friday release window.md")
+    window.resize(1280, 800)
+    c = window.controller
+    c.start(vault)
+    await _wait(lambda: c.runtime.state in (State.READY, State.FAILED), 300)
+    tensions = window.panel("tensions")
+    window.show_panel("tensions")
+    await _wait(lambda: len(tensions.cards) == args.review, 60)
+    await asyncio.sleep(0.5)
+    shade = "dark" if args.dark else "light"
+    window.grab().save(str(out / f"r1-tensions-{shade}.png"))
+    tensions.cards[0].dismiss_button.click()
+    await _wait(lambda: window.undo_bar.isVisible(), 30)
+    await asyncio.sleep(0.3)
+    window.grab().save(str(out / f"r2-undo-bar-{shade}.png"))
+    tensions.pairs.filter.setText("Decisions/")
+    tensions.pairs.select_all.click()
+    await asyncio.sleep(0.3)
+    window.grab().save(str(out / f"r3-filter-checked-{shade}.png"))
+    tensions.pairs.dismiss_checked.click()
+    await _wait(lambda: not tensions.cards, 60)
+    await asyncio.sleep(0.3)
+    window.grab().save(str(out / f"r4-bulk-dismissed-{shade}.png"))
+    window.show_panel("history")
+    await asyncio.sleep(0.5)
+    window.grab().save(str(out / f"r5-history-{shade}.png"))
+    print("saved", sorted(p.name for p in out.glob("r*.png")))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="/tmp/antinomy-shots")
     parser.add_argument("--mode", default="classic", choices=["classic", "whole-vault"])
     parser.add_argument("--cap", type=int, default=20, help="classic-mode note cap")
+    parser.add_argument("--review", type=int, default=0, metavar="N", help="review N pairs")
+    parser.add_argument("--dark", action="store_true", help="a dark palette")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-shots-home-")
@@ -52,11 +112,21 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication([])
+    if args.dark:
+        dark_palette(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = build_window(loop=loop, log_handler=install_log_handler(), use_tray=False)
     window.resize(1400, 860)
     window.show()
+    if args.review:
+        vault = ensure_sample_vault(Path(tempfile.mkdtemp(prefix="antinomy-shots-vault-")))
+        try:
+            with loop:
+                loop.run_until_complete(review_shots(window, vault, out, args))
+        finally:
+            window.shutdown()
+        return 0
     vault = ensure_sample_vault(data_dir())
 
     async def run() -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,6 +52,28 @@ def default_runtime(settings: Settings) -> Runtime:
     return Runtime(resolve(saved=settings).runtime)
 
 
+#: Attempts of an incremental re-index that finds the index locked (see _update_paths).
+LOCKED_ATTEMPTS = 6
+
+
+def _update_paths(index: VaultIndex, paths: tuple[str, ...]) -> None:
+    """``index.update_paths``, again after a moment if SQLite says the index is locked.
+
+    The index's connection is shared by the read worker, and another writer (the
+    guard's own index, ``antinomy`` in a shell) may commit meanwhile: then SQLite
+    refuses the write at once, without waiting ("database is locked"). Nothing was
+    written by the refused attempt; a later one finds the read finished.
+    """
+    for attempt in range(LOCKED_ATTEMPTS):
+        try:
+            index.update_paths(paths)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == LOCKED_ATTEMPTS - 1:
+                raise
+            time.sleep(0.02 * 2**attempt)  # on the index worker, never the GUI thread
+
+
 class AppController(QObject):
     sig_runtime_changed = Signal()
     """The runtime changed state (read ``controller.runtime.state``)."""
@@ -62,7 +86,11 @@ class AppController(QObject):
     sig_notes_changed = Signal(object)
     """Notes changed on disk or by an operation: ``(paths: tuple[str, ...])``."""
     sig_history_changed = Signal()
-    """An operation was applied or undone."""
+    """An operation was applied or undone: by this window, or by another process (the
+    watcher sees the journal change). Every view of vault state re-reads it then."""
+    sig_action_done = Signal(str, object)
+    """A user action changed the vault (or found it already so): ``(what, in words;
+    operation_ids: tuple[str, ...])`` — undoing those ids takes it back."""
     sig_preview_requested = Signal(str)
     """Show this vault-relative note in the preview: ``(path)``."""
     sig_error = Signal(str, str)
@@ -112,6 +140,8 @@ class AppController(QObject):
         self._progress_timer.setInterval(100)
         self._progress_timer.timeout.connect(self._flush_progress)
         self._closed = False
+        #: Operations this window applied: the watcher does not announce them a second time.
+        self.applied_here: set[str] = set()
         #: Called by close() before the engines stop (e.g. a scan runner's own pool).
         self.closers: list[Callable[[], None]] = []
 
@@ -135,6 +165,11 @@ class AppController(QObject):
 
     def run_in(self, pool: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> Awaitable[T]:
         return self.loop.run_in_executor(pool, fn, *args)
+
+    def history_changed(self, operation_ids: Iterable[str] = ()) -> None:
+        """This window applied or undid ``operation_ids``: every view re-reads the vault."""
+        self.applied_here.update(operation_ids)
+        self.sig_history_changed.emit()
 
     def report_error(self, what: str, exc: BaseException) -> None:
         if isinstance(exc, AntinomyError):
@@ -275,7 +310,7 @@ class AppController(QObject):
             return
 
         async def go() -> None:
-            await self.run_in(self.index_pool, index.update_paths, changed)
+            await self.run_in(self.index_pool, _update_paths, index, changed)
             self.sig_notes_changed.emit(changed)
 
         self.spawn(go(), what="Re-indexing changed notes")

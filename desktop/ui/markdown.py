@@ -30,6 +30,17 @@ def wikilinks_to_markdown(body: str) -> str:
     return _WIKILINK.sub(repl, body)
 
 
+def wikilinks_as_text(text: str) -> str:
+    """Wikilinks as the words a reader sees: ``[[Projects/Staging|Staging]]`` → ``Staging``,
+    ``[[Note#Part]]`` → ``Note#Part`` (the label the preview shows, without the link)."""
+
+    def repl(m: re.Match[str]) -> str:
+        target, heading, alias = m.group(2).strip(), m.group(3) or "", m.group(4)
+        return alias or (target + heading)
+
+    return _WIKILINK.sub(repl, text)
+
+
 def _value(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)

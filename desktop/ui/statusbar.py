@@ -1,8 +1,22 @@
-"""The status bar: models loading/ready, index progress with Stop, index coverage."""
+"""The status bar: models loading/ready, index progress with Stop, index coverage.
+
+Long texts (a deep vault path, a coverage line with many skip reasons) are cut
+with "…" and shown whole in their tooltip, so the endpoint's state at the right
+end always shows whole, whatever the window's width.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtWidgets import (
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QStatusBar,
+    QToolButton,
+    QWidget,
+)
 
 from desktop.flows.model_choice import model_choice_text
 from desktop.ui.controller import AppController
@@ -11,13 +25,43 @@ from desktop.vault.index import IndexReport
 from inference.runtime import State
 
 
+class QtElidedLabel(QLabel):
+    """A one-line label that gives up width first: what does not fit becomes "…".
+    ``text()`` is still the whole text; the tooltip shows it too."""
+
+    def __init__(self, text: str = "", *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight):
+        super().__init__(text)
+        self._mode = mode
+        # Its text's width when there is room, down to a few characters when there is not.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text)
+
+    def minimumSizeHint(self) -> QSize:
+        width = self.fontMetrics().horizontalAdvance("…") * 4
+        return QSize(width, super().minimumSizeHint().height())
+
+    def shown_text(self) -> str:
+        """The text as drawn at the label's current width."""
+        return self.fontMetrics().elidedText(self.text(), self._mode, self.contentsRect().width())
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.drawText(
+            self.contentsRect(), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
+            self.shown_text(),
+        )  # fmt: skip
+
+
 class QtStatusBar(QStatusBar):
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._c = controller
-        self.models = QLabel("models: loading…")
-        self.vault = QLabel("")
-        self.coverage = QLabel("")
+        self.models = QtElidedLabel("models: loading…")
+        self.vault = QtElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
+        self.coverage = QtElidedLabel("")
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
         self.progress.setTextVisible(True)
@@ -54,7 +98,8 @@ class QtStatusBar(QStatusBar):
         choice = model_choice_text(self._c.settings)
         self.models.setText(f"{text} · {choice}")
         self.models.setToolTip(
-            "The language model this install uses (Models ▸ Use a stronger model… changes it)"
+            f"{text} · {choice}\nThe language model this install uses (Models ▸ Use a stronger "
+            "model… changes it)"
         )
 
     def _vault_opened(self, root: object) -> None:
@@ -75,4 +120,3 @@ class QtStatusBar(QStatusBar):
         self.progress.hide()
         self.stop.hide()
         self.coverage.setText(report.summary())
-        self.coverage.setToolTip(report.summary())

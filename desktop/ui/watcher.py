@@ -1,10 +1,15 @@
-"""Watches the open vault and reports notes that changed on disk.
+"""Watches the open vault and reports notes that changed on disk, and transactions.
 
 ``QFileSystemWatcher`` on the vault's folders catches files created, deleted
 and replaced (editors and our own transactions write a temp file and rename
 it); a slow poll catches in-place edits, which folder watches do not report.
 Either way the folder walk and the stats run on the controller's read worker,
 and only the paths whose size or modification time changed are reported.
+
+The journal's folder of finished operations is watched the same way: an
+operation applied or undone by another process (``antinomy dismiss``, ``antinomy
+tx undo``, a second window) reaches the controller's ``sig_history_changed``,
+so History, Dismissed pairs and Tensions re-read the vault without a Refresh.
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from desktop.ui.controller import AppController
 from desktop.vault.index import walk_vault
+from desktop.vault.layout import STATE_DIR
 
 Snapshot = dict[str, tuple[int, int]]
+#: The journal's finished records: (name, size, mtime_ns) of each, sorted.
+JournalMark = tuple[tuple[str, int, int], ...]
 
 #: Seconds between polls for in-place edits.
 POLL_SECONDS = 3.0
@@ -25,8 +33,32 @@ POLL_SECONDS = 3.0
 DEBOUNCE_MS = 250
 
 
-def snapshot(root: Path) -> tuple[Snapshot, list[str]]:
-    """(path → (size, mtime_ns)) of every note, and every folder to watch."""
+def journal_done(root: Path) -> Path:
+    """Where the journal keeps the record of every finished operation (not created here:
+    watching reads only)."""
+    return root / STATE_DIR / "journal" / "done"
+
+
+def journal_mark(root: Path) -> JournalMark:
+    """What the journal's finished records are now (a listing and a stat each)."""
+    marks = []
+    try:
+        entries = list(os.scandir(journal_done(root)))
+    except OSError:
+        return ()
+    for entry in entries:
+        if not entry.name.endswith(".json"):
+            continue  # a record being written
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        marks.append((entry.name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(marks))
+
+
+def snapshot(root: Path) -> tuple[Snapshot, list[str], JournalMark]:
+    """(path → (size, mtime_ns)) of every note, every folder to watch, and the journal."""
     files: Snapshot = {}
     for rel, st, _skip in walk_vault(root):
         if st is not None:
@@ -35,7 +67,11 @@ def snapshot(root: Path) -> tuple[Snapshot, list[str]]:
     for dirpath, dirnames, _ in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         folders.extend(str(Path(dirpath) / d) for d in dirnames)
-    return files, folders
+    # Only the journal's own folder: the state folder beside it holds the index, whose
+    # writes would wake the watcher all through an indexing. The poll sees the first record.
+    if journal_done(root).is_dir():
+        folders.append(str(journal_done(root)))
+    return files, folders, journal_mark(root)
 
 
 def changed_paths(before: Snapshot, after: Snapshot) -> list[str]:
@@ -45,12 +81,15 @@ def changed_paths(before: Snapshot, after: Snapshot) -> list[str]:
 class VaultWatcher(QObject):
     sig_files_changed = Signal(object)
     """Notes created, changed or deleted on disk: ``(paths: list[str])``."""
+    sig_journal_changed = Signal()
+    """An operation finished (applied, undone or rolled back), by any process."""
 
     def __init__(self, controller: AppController, *, poll_seconds: float = POLL_SECONDS) -> None:
         super().__init__(controller)
         self._controller = controller
         self._root: Path | None = None
         self._files: Snapshot = {}
+        self._journal: JournalMark = ()
         self._scanning = False
         self._again = False
         self._watcher = QFileSystemWatcher(self)
@@ -63,11 +102,13 @@ class VaultWatcher(QObject):
         self._poll.setInterval(int(poll_seconds * 1000))
         self._poll.timeout.connect(self.check_now)
         self.sig_files_changed.connect(controller.notes_changed)
+        self.sig_journal_changed.connect(controller.sig_history_changed)
 
     def watch(self, root: Path) -> None:
         """Watch ``root`` from now on (its current state is the baseline)."""
         self._root = root
         self._files = {}
+        self._journal = ()
         dirs = self._watcher.directories()
         if dirs:
             self._watcher.removePaths(dirs)
@@ -97,7 +138,7 @@ class VaultWatcher(QObject):
 
         async def go() -> None:
             try:
-                files, folders = await self._controller.run_in(
+                files, folders, journal = await self._controller.run_in(
                     self._controller.read_pool, snapshot, root
                 )
             finally:
@@ -106,14 +147,28 @@ class VaultWatcher(QObject):
                 return
             self._sync_folders(folders)
             changed = [] if baseline else changed_paths(self._files, files)
+            journal_moved = not baseline and self._news(journal)
             self._files = files
+            self._journal = journal
             if changed:
                 self.sig_files_changed.emit(changed)
+            if journal_moved:
+                self.sig_journal_changed.emit()
             if self._again:
                 self._again = False
                 self._run(baseline=False)
 
         self._controller.spawn(go(), what="Watching the vault")
+
+    def _news(self, journal: JournalMark) -> bool:
+        """Whether the journal changed other than by this window's own operations (those
+        were announced when they were applied)."""
+        if journal == self._journal:
+            return False
+        new = set(journal) - set(self._journal)
+        gone = set(self._journal) - set(journal)
+        own = self._controller.applied_here
+        return bool(gone) or any(name.removesuffix(".json") not in own for name, _s, _m in new)
 
     def _sync_folders(self, folders: list[str]) -> None:
         current = set(self._watcher.directories())

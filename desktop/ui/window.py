@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -28,8 +29,10 @@ from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.endpoint import endpoint_for
 from desktop.ui.errors import ErrorPresenter
 from desktop.ui.logview import QtLogHandler
+from desktop.ui.operations import history as history_ops
 from desktop.ui.panels import panels
 from desktop.ui.statusbar import QtStatusBar
+from desktop.ui.toast import QtUndoBar
 from desktop.ui.tray import QtTray, tray_available
 from desktop.ui.watcher import VaultWatcher
 
@@ -61,7 +64,17 @@ class MainWindow(QMainWindow):
         controller.sig_error.connect(self.errors.show_error)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.setCentralWidget(self.tabs)
+        # What an action just did, with Undo: under the tabs, whichever tab is shown.
+        self.undo_bar = QtUndoBar()
+        self.undo_bar.sig_undo_requested.connect(self._undo_from_bar)
+        controller.sig_action_done.connect(self.undo_bar.show_action)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.tabs, 1)
+        column.addWidget(self.undo_bar)
+        self.setCentralWidget(central)
         self.docks: dict[str, QDockWidget] = {}
         self._view_menu = QMenu("&View", self)
         # The loopback endpoint (agent hooks): starts once the models are ready.
@@ -180,7 +193,11 @@ class MainWindow(QMainWindow):
 
     def _vault_opened(self, root: Path) -> None:
         self.setWindowTitle(f"{root.name} — Antinomy")
+        self.undo_bar.clear()  # its operations belong to the vault left
         self.watcher.watch(root)
+
+    def _undo_from_bar(self, what: str, operation_ids: tuple[str, ...]) -> None:
+        history_ops.undo_all(self.controller, operation_ids, what=what)
 
     # ------------------------------------------------------------------ geometry and closing
 

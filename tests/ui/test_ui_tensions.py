@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.flows.hunter import DISCLAIMER
 from desktop.flows.review import list_dismissed
 from desktop.ui.dialogs.review_dialogs import DefeatForm, ElevateForm
-from desktop.ui.panels import tensions as tensions_module
+from desktop.ui.panels import pair_list as pair_list_module
 from desktop.ui.panels.debug import QtDebugPanel
 from desktop.ui.panels.dismissed import QtDismissedPanel
 from desktop.ui.panels.history import QtHistoryPanel
@@ -47,7 +47,7 @@ def test_a_scan_fills_the_tensions_panel(qtbot, make_window) -> None:  # type: i
     assert "high" in card.findChildren(type(t.meta))[0].text()
     assert "classic" in t.meta.text() and "notes" in t.meta.text()
     assert t.disclaimer.isVisibleTo(t) and DISCLAIMER.split(":")[0] in t.disclaimer.text()
-    assert t.state.text() == "Done: 1 pair." and t.run_button.isEnabled()
+    assert t.state.text() == "Done: 1 pair shown." and t.run_button.isEnabled()
     # Clicking a note name previews it.
     preview = window.panel("preview")
     assert isinstance(preview, QtPreviewPanel)
@@ -65,7 +65,7 @@ def test_dismiss_writes_both_notes_then_undo_restores_them(qtbot, make_window, v
     assert isinstance(history, QtHistoryPanel)
     with qtbot.waitSignal(t.sig_pair_removed, timeout=10000):
         t.cards[0].dismiss_button.click()
-    assert not t.cards
+    assert not t.cards and t.state.text() == "Done: 0 pairs shown (1 dismissed since)."
     assert b"hunter_false_positives" in (vault / A).read_bytes()
     assert b"hunter_false_positives" in (vault / B).read_bytes()
     assert (A, B) in [(d.path_a, d.path_b) for d in list_dismissed(vault)]
@@ -86,6 +86,9 @@ def test_dismiss_writes_both_notes_then_undo_restores_them(qtbot, make_window, v
     qtbot.waitUntil(lambda: len(history.entries) == 2, timeout=10000)
     assert (vault / A).read_bytes() == before[A] and (vault / B).read_bytes() == before[B]
     qtbot.waitUntil(lambda: dismissed.list.count() == already, timeout=5000)
+    # The pair is back, and the header counts it again.
+    qtbot.waitUntil(lambda: len(t.cards) == 1, timeout=5000)
+    assert t.state.text() == "Done: 1 pair shown."
 
 
 def test_dismiss_is_refused_when_a_note_changed_on_disk(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]
@@ -227,24 +230,26 @@ def test_elevate_resolve_and_defeat_through_their_forms(
         other,
     ) not in card.action_buttons
     monkeypatch.setattr(
-        tensions_module,
+        pair_list_module,
         "ask_elevate",
         lambda name, parent: ElevateForm(
             "Easy most days", "IF a run is a base run", "THEN keep it easy", ""
         ),
     )
     card.action_buttons[("elevate", tension)].click()
-    qtbot.waitUntil(lambda: card.note_state[tension].text() == "✓ elevated", timeout=10000)
+    qtbot.waitUntil(
+        lambda: card.note_state[tension].text() == "✓ elevated to Easy most days", timeout=10000
+    )
     assert (vault / "Antinomy/Principles/Easy most days.md").is_file()
     assert "motive: elevated" in (vault / tension).read_text()
     monkeypatch.setattr(
-        tensions_module, "ask_defeat", lambda name, parent: DefeatForm("outgrown", None)
+        pair_list_module, "ask_defeat", lambda name, parent: DefeatForm("outgrown", None)
     )
     card.action_buttons[("defeat", other)].click()
-    qtbot.waitUntil(lambda: card.note_state[other].text() == "✓ defeated", timeout=10000)
+    qtbot.waitUntil(lambda: card.note_state[other].text() == "✓ defeated: outgrown", timeout=10000)
     assert "motive: outgrown" in (vault / other).read_text()
-    monkeypatch.setattr(tensions_module, "ask_defeat", lambda name, parent: None)  # cancelled
-    assert not card.action_buttons[("defeat", other)].isEnabled()
+    # A defeated note offers no further action.
+    assert ("defeat", other) not in card.action_buttons
 
 
 def test_a_long_progress_line_wraps_instead_of_widening_the_panel(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]

@@ -1,6 +1,13 @@
-"""Dismissed pairs: every pair marked as a false positive, with Undismiss."""
+"""Dismissed pairs: every pair marked as a false positive, with Undismiss.
+
+Re-read after every transaction (this window's or another process's) and after
+a note that holds, or held, a dismissal changes on disk.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -13,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.flows.review import DismissedPair, list_dismissed
+from desktop.flows.review import FALSE_POSITIVES, DismissedPair, list_dismissed
 from desktop.ui.context import AppContext
 from desktop.ui.operations import review as review_ops
 from desktop.ui.panels import PanelSpec
@@ -42,6 +49,7 @@ class QtDismissedPanel(QWidget):
         layout.addLayout(row)
         self._c.sig_vault_opened.connect(lambda _root: self.refresh())
         self._c.sig_history_changed.connect(self.refresh)
+        self._c.sig_notes_changed.connect(self._notes_changed)
         self._buttons()
 
     def refresh(self) -> None:
@@ -55,6 +63,22 @@ class QtDismissedPanel(QWidget):
             pairs = await self._c.run_in(self._c.read_pool, list_dismissed, root)
             if request == self._request:
                 self._fill(pairs)
+
+        self._c.spawn(go(), what="Listing dismissed pairs")
+
+    def _notes_changed(self, paths: Sequence[str]) -> None:
+        """Re-read the list if one of ``paths`` holds or held a dismissal (an edit by hand)."""
+        root = self._c.root
+        if root is None:
+            return
+        listed = {p for d in self.pairs for p in (d.path_a, d.path_b) if p}
+        if not listed.isdisjoint(paths):
+            self.refresh()
+            return
+
+        async def go() -> None:
+            if await self._c.run_in(self._c.read_pool, _mention_dismissals, root, list(paths)):
+                self.refresh()
 
         self._c.spawn(go(), what="Listing dismissed pairs")
 
@@ -83,6 +107,16 @@ class QtDismissedPanel(QWidget):
             return
         pair = self.pairs[row]
         review_ops.undismiss(self._c, a=pair.path_a or pair.a, b=pair.path_b or pair.b)
+
+
+def _mention_dismissals(root: Path, paths: Sequence[str]) -> bool:
+    for path in paths:
+        try:
+            if FALSE_POSITIVES.encode() in (root / path).read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
 
 
 PANEL = PanelSpec("dismissed", "Dismissed pairs", "tab", QtDismissedPanel)

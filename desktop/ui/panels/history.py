@@ -1,4 +1,8 @@
-"""History: applied operations with their files, and Undo."""
+"""History: applied operations in words, with their files, and Undo.
+
+Refreshed whenever an operation is applied or undone, here or by another
+process (the watcher sees the journal change).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.context import AppContext
 from desktop.ui.operations import history as history_ops
+from desktop.ui.operations.titles import entry_title
 from desktop.ui.panels import PanelSpec
 from desktop.vault.transactions import HistoryEntry, list_history
 
@@ -48,10 +53,11 @@ class QtHistoryPanel(QWidget):
         self.tree.setHeaderLabels(["When", "Operation", "Files", "State"])
         header = self.tree.header()
         # "When", "Files" and "State" always fit their text (a fixed width cut the time
-        # off beside the expand arrows); the summary takes the rest.
+        # off beside the expand arrows); the operation in words takes the rest.
+        header.setStretchLastSection(False)
         for column in (0, 2, 3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(1, 380)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.currentItemChanged.connect(self._update_buttons)
         self.tree.itemDoubleClicked.connect(self._open_file)
         self.undo_button = QPushButton("Undo")
@@ -88,13 +94,17 @@ class QtHistoryPanel(QWidget):
     def _fill(self, entries: list[HistoryEntry]) -> None:
         self.entries = entries
         self.tree.clear()
+        by_id = {e.operation_id: e for e in entries}
         for e in entries:
-            state = f"undone by {e.undone_by}" if e.undone_by else ("undo" if e.undoes else "")
+            state = ""
+            if e.undone_by:
+                undo = by_id.get(e.undone_by)
+                state = f"undone {local_time(undo.applied_at)[11:]}" if undo else "undone"
             item = QTreeWidgetItem(
-                [local_time(e.applied_at), e.summary, str(len(e.changes)), state]
+                [local_time(e.applied_at), entry_title(e, by_id), str(len(e.changes)), state]
             )
             item.setData(0, OP_ROLE, e.operation_id)
-            item.setToolTip(1, f"{e.operation_type} {e.operation_id}")
+            item.setToolTip(1, f"{e.summary}\n{e.operation_type} {e.operation_id}")
             for change in e.changes:
                 child = QTreeWidgetItem(["", f"{change.action}  {change.path}", "", ""])
                 child.setData(0, OP_ROLE, None)

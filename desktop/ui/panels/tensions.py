@@ -9,7 +9,6 @@ response**, which writes the debug note and shows it.
 
 from __future__ import annotations
 
-import asyncio
 import html
 import time
 from pathlib import Path
@@ -23,26 +22,24 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, write_debug_note
+from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, dropped_phrase, write_debug_note
 from desktop.flows.hunter.records import LAST_RUN_FILE, load_last_run
 from desktop.flows.model_choice import uses_bundled_model
 from desktop.flows.progress import ProgressClock, plural
-from desktop.flows.review import list_dismissed
 from desktop.ui.context import AppContext
-from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
-from desktop.ui.operations import review as review_ops
 from desktop.ui.panels import PanelSpec
+from desktop.ui.panels.history import local_time
 from desktop.ui.panels.ingest_tensions import QtIngestTensions
-from desktop.ui.panels.pair_card import NoteKind, QtPairCard
+from desktop.ui.panels.pair_card import QtPairCard
+from desktop.ui.panels.pair_list import QtPairList
 from desktop.ui.scanner import ScanRunner
-from desktop.vault.index import VaultIndex
+from desktop.ui.vault_state import PairsNow, read_pairs_now
 from desktop.vault.layout import state_dir
 
 #: How often the panel looks for a scan another process saved (a stat, off the GUI thread).
@@ -53,20 +50,6 @@ MODE_CHOICES: list[tuple[str, Mode]] = [
     ("Focus on the note in the preview", "focus"),
     ("Whole vault", "whole-vault"),
 ]
-
-
-def _restore(root: Path) -> ScanRun | None:
-    """The last run, without the pairs dismissed since (read worker)."""
-    run = load_last_run(root)
-    if run is None:
-        return None
-    gone = {frozenset((d.path_a, d.path_b)) for d in list_dismissed(root)}
-    pairs = tuple(p for p in run.pairs if p.key() not in gone)
-    if len(pairs) == len(run.pairs):
-        return run
-    from dataclasses import replace
-
-    return replace(run, pairs=pairs)
 
 
 def _newer_on_disk(
@@ -83,18 +66,31 @@ def _newer_on_disk(
         return seen_mtime, None
     if mtime == seen_mtime:
         return mtime, None
-    run = _restore(root)
+    run = load_last_run(root)
     if run is None or (shown is not None and run.started_at <= shown.started_at):
         return mtime, None
     return mtime, run
 
 
-def _types(index: VaultIndex | None, run: ScanRun) -> dict[str, NoteKind]:
-    """(type, status) of every note in the run's pairs (read worker)."""
-    if index is None:
-        return {}
-    paths = [p for pair in run.pairs for p in (pair.path_a, pair.path_b)]
-    return {p: (s.type, s.status) for p, s in index.summaries(paths).items()}
+def short_time(stamp: str) -> str:
+    """A run's start as local time: ``12:41`` today, ``2026-11-30 12:41`` another day."""
+    when = local_time(stamp)
+    today = time.strftime("%Y-%m-%d")
+    return when[11:16] if when.startswith(today) else when[:16]
+
+
+def counts_text(counts: dict[str, int], *, restored_at: str | None = None) -> str:
+    """``9 pairs shown (restored from 12:41; 1 dismissed since).``; a run this
+    window just made starts with ``Done:``."""
+    extra = [f"restored from {restored_at}"] if restored_at else []
+    if counts.get("dismissed"):
+        extra.append(f"{counts['dismissed']} dismissed since")
+    if counts.get("filtered"):
+        extra.append(f"{counts['filtered']} filtered out")
+    if counts.get("stale"):
+        extra.append(f"{counts['stale']} changed on disk")
+    text = ("" if restored_at else "Done: ") + f"{plural(counts.get('shown', 0), 'pair')} shown"
+    return text + (f" ({'; '.join(extra)})" if extra else "") + "."
 
 
 def dropped_text(run: ScanRun) -> str:
@@ -121,9 +117,10 @@ class QtTensionsPanel(QWidget):
         self.run: ScanRun | None = None
         self.previous = False
         self.failed_run: ScanRun | None = None
-        self.cards: list[QtPairCard] = []
-        self.selected: QtPairCard | None = None
-        self.seen: dict[str, str] = {}
+        self.restored = False
+        self.pairs = QtPairList(ctx)
+        self.pairs.sig_view_changed.connect(self._show_counts)
+        self.pairs.sig_pair_removed.connect(self.sig_pair_removed)
 
         self.mode = QComboBox()
         for text, mode in MODE_CHOICES:
@@ -168,14 +165,9 @@ class QtTensionsPanel(QWidget):
         fail_row.addWidget(self.open_raw)
         self.failure.hide()
 
-        self.list_widget = QWidget()
-        self.list_layout = QVBoxLayout(self.list_widget)
-        self.list_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.list_widget)
-        scroll.hide()  # shown once there are pairs: no empty box under "No scan yet"
-        self.results_area = scroll
+        # Shown once there are pairs: no empty box under "No scan yet".
+        self.pairs.hide()
+        self.results_area = self.pairs.scroll_area
         self._elapsed = QTimer(self)
         self._elapsed.setInterval(1000)
         self._elapsed.timeout.connect(self._tick)
@@ -193,7 +185,7 @@ class QtTensionsPanel(QWidget):
         layout.addWidget(self.dropped)
         layout.addWidget(self.disclaimer)
         layout.addWidget(self.empty)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.pairs, 1)
         layout.addStretch(0)
         self.ingest_box = QtIngestTensions(ctx)  # candidates recorded by applied ingests
         self.ingest_tensions = self.ingest_box.tree
@@ -221,10 +213,26 @@ class QtTensionsPanel(QWidget):
         stop = QAction("&Stop", self)
         stop.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         stop.triggered.connect(self.runner.stop)
-        dismiss = QAction("&Dismiss selected pair", self)
+        dismiss = QAction("&Dismiss checked or selected pairs", self)
         dismiss.setShortcut(QKeySequence(Qt.Key.Key_Delete))
         dismiss.triggered.connect(self.dismiss_selected)
-        return [run, stop, dismiss]
+        find = QAction("&Filter the pairs", self)
+        find.setShortcut(QKeySequence("Ctrl+Shift+F"))
+        find.triggered.connect(self._focus_filter)
+        return [run, stop, dismiss, find]
+
+    @property
+    def cards(self) -> list[QtPairCard]:
+        """The cards shown, in their order."""
+        return self.pairs.cards
+
+    @property
+    def selected(self) -> QtPairCard | None:
+        return self.pairs.selected
+
+    def _focus_filter(self) -> None:
+        self.pairs.filter.setFocus()
+        self.pairs.filter.selectAll()
 
     def run_scan(self) -> None:
         mode: Mode = self.mode.currentData()
@@ -261,62 +269,8 @@ class QtTensionsPanel(QWidget):
         self.runner.start("focus", focus=path)
 
     def dismiss_selected(self) -> None:
-        if self.selected is not None:
-            self.dismiss(self.selected.pair)
-
-    def dismiss(self, pair: Pair) -> None:
-        seen = {p: self.seen[p] for p in (pair.path_a, pair.path_b) if p in self.seen}
-        task = review_ops.dismiss(self._c, a=pair.path_a, b=pair.path_b, seen=seen)
-        if task is not None:
-            task.add_done_callback(lambda t: self._dismissed(t, pair))
-
-    def _dismissed(self, task: asyncio.Task[review_ops.Done], pair: Pair) -> None:
-        if task.cancelled() or task.exception() is not None:
-            return
-        self.seen.update(task.result().hashes)
-        card = next((c for c in self.cards if c.pair is pair), None)
-        if card is not None:
-            self._remove_card(card)
-        self.sig_pair_removed.emit(pair)
-
-    def _note_action(self, action: str, path: str) -> None:
-        name = Path(path).stem
-        seen = {path: self.seen[path]} if path in self.seen else None
-        if action == "elevate":
-            form = ask_elevate(name, self)
-            if form is None:
-                return
-            task = review_ops.elevate(
-                self._c,
-                tension=path,
-                title=form.title,
-                if_clause=form.if_clause,
-                then_clause=form.then_clause,
-                grey_zone=form.grey_zone,
-                seen=seen,
-            )
-            label = "elevated"
-        elif action == "resolve":
-            task = review_ops.resolve(self._c, tension=path, seen=seen)
-            label = "resolved"
-        else:
-            answer = ask_defeat(name, self)
-            if answer is None:
-                return
-            task = review_ops.defeat(
-                self._c, note=path, motive=answer.motive, replaced_by=answer.replaced_by, seen=seen
-            )
-            label = "defeated"
-        if task is not None:
-            task.add_done_callback(lambda t: self._acted(t, path, label))
-
-    def _acted(self, task: asyncio.Task[review_ops.Done], path: str, label: str) -> None:
-        if task.cancelled() or task.exception() is not None:
-            return
-        self.seen.update(task.result().hashes)
-        for card in self.cards:
-            if path in (card.pair.path_a, card.pair.path_b):
-                card.mark_done(path, f"✓ {label}")
+        """Del: the checked pairs, else the selected one."""
+        self.pairs.dismiss_selected()
 
     def open_raw_response(self) -> None:
         run, root = self.failed_run, self._c.root
@@ -398,7 +352,6 @@ class QtTensionsPanel(QWidget):
             self.state.setText("Failed.")
             self._c.sig_error.emit("Running the scan", run.error or "The scan failed.")
             return
-        self.state.setText(f"Done: {plural(len(run.pairs), 'pair')}.")
         self.show_run(run)
 
     # ------------------------------------------------------------------ results
@@ -407,7 +360,9 @@ class QtTensionsPanel(QWidget):
         self.run = None
         self.failed_run = None
         self.failure.hide()
-        self._clear_cards()
+        self.pairs.set_run(None)
+        self.pairs.hide()
+        self.state.setText("Idle.")
         self._set_meta(None)
         self._show_empty("No scan yet: press Run Hunter.")
 
@@ -434,37 +389,47 @@ class QtTensionsPanel(QWidget):
         self._c.spawn(go(), what="Looking for a newer scan")
 
     def show_run(self, run: ScanRun, *, restored: bool = False) -> None:
-        index = self._c.index
+        """Show ``run`` as the vault has it now (its notes are read first, off this thread)."""
+        root = self._c.root
+        if root is None:
+            return
 
         async def go() -> None:
-            types = await self._c.run_in(self._c.read_pool, _types, index, run)
-            self._show(run, types, restored)
+            now = await self._c.run_in(self._c.read_pool, read_pairs_now, root, run.pairs)
+            if self._c.root == root:
+                self._show(run, now, restored)
 
         self._c.spawn(go(), what="Showing the scan results")
 
-    def _show(self, run: ScanRun, types: dict[str, NoteKind], restored: bool) -> None:
+    def _show(self, run: ScanRun, now: PairsNow, restored: bool) -> None:
         self.run = run
         self.previous = False
-        self.seen = {}
-        for pair in run.pairs:
-            if pair.sha_a:
-                self.seen.setdefault(pair.path_a, pair.sha_a)
-            if pair.sha_b:
-                self.seen.setdefault(pair.path_b, pair.sha_b)
+        self.restored = restored
+        # The mode box says what the results on screen are: a restored run's own mode.
+        self.mode.setCurrentIndex(max(self.mode.findData(run.mode), 0))
         self._set_meta(run, prefix="Last run (restored): " if restored else "")
-        self._clear_cards()
-        for pair in run.pairs:
-            card = QtPairCard(pair, types)
-            card.sig_note_clicked.connect(self._c.sig_preview_requested)
-            card.sig_dismiss_clicked.connect(self.dismiss)
-            card.sig_action_clicked.connect(self._note_action)
-            card.sig_card_selected.connect(self._select)
-            self.list_layout.insertWidget(self.list_layout.count() - 1, card)
-            self.cards.append(card)
-        self.results_area.setVisible(bool(self.cards))
-        if self.cards:
-            self._select(self.cards[0])
+        self.pairs.set_run(run, now)
+        self.sig_results_shown.emit(run)
+
+    def _show_counts(self) -> None:
+        """The header and the empty-state line, from what the list shows now."""
+        run = self.run
+        if run is None:
+            return
+        counts = self.pairs.counts()
+        if not self.runner.running and not self.previous:
+            self.state.setText(
+                counts_text(counts, restored_at=short_time(run.started_at) if self.restored
+                            else None)
+            )  # fmt: skip
+        standing = counts["shown"] + counts["filtered"]
+        self.pairs.setVisible(standing > 0)
+        if counts["shown"]:
             self.empty.hide()
+        elif counts["filtered"]:
+            self._show_empty("No pair matches the filter.")
+        elif run.pairs:
+            self._show_empty("No pairs left in this run.")
         else:
             text = "No tensions found in this run (that is not proof that none exist)."
             if uses_bundled_model(self._c.settings) and run.mode == "classic":
@@ -474,7 +439,6 @@ class QtTensionsPanel(QWidget):
                     "judge to check."
                 )
             self._show_empty(text)
-        self.sig_results_shown.emit(run)
 
     def _set_meta(self, run: ScanRun | None, prefix: str = "") -> None:
         if run is None:
@@ -504,38 +468,11 @@ class QtTensionsPanel(QWidget):
         self.previous = True
         if self.run is not None:  # the summary starts with the run's time
             self.meta.setText("<b>Previous run:</b> " + html.escape(self.run.summary()))
-        for card in self.cards:
-            card.set_previous(True)
+        self.pairs.set_previous(True)
 
     def _show_empty(self, text: str) -> None:
         self.empty.setText(text)
         self.empty.show()
-
-    def _select(self, card: QtPairCard) -> None:
-        if self.selected is not None and self.selected in self.cards:
-            self.selected.set_selected(False)
-        self.selected = card
-        card.set_selected(True)
-
-    def _remove_card(self, card: QtPairCard) -> None:
-        i = self.cards.index(card)
-        self.cards.remove(card)
-        card.hide()
-        card.deleteLater()
-        if self.selected is card:
-            self.selected = None
-            if self.cards:
-                self._select(self.cards[min(i, len(self.cards) - 1)])
-        if not self.cards:
-            self.results_area.hide()
-            self._show_empty("No pairs left in this run.")
-
-    def _clear_cards(self) -> None:
-        for card in self.cards:
-            card.hide()
-            card.deleteLater()
-        self.cards = []
-        self.selected = None
 
 
 def _write_debug(root: Path, run: ScanRun, folder: str) -> str:
