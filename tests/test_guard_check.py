@@ -14,7 +14,7 @@ import numpy.typing as npt
 import pytest
 
 from desktop.flows import guard as guard_flow
-from desktop.flows.guard import Guard, GuardNotReady, GuardSettings, save_settings
+from desktop.flows.guard import Guard, GuardNotReady, GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service import hook, hook_wire
 from desktop.vault.index import VaultIndex
@@ -55,7 +55,7 @@ def words() -> CountingEmbedder:
 
 @pytest.fixture
 def guard(vault: Path, index: VaultIndex, words: CountingEmbedder) -> Iterator[Guard]:
-    save_settings(vault, GuardSettings(enabled=True, threshold=0.5))
+    save_guard_settings(vault, GuardSettings(enabled=True, threshold=0.5))
     g = Guard(vault, index=index, embed=words, model_id="words", embed_query=words.embed_query)
     g.refresh()
     words.texts.clear()
@@ -74,7 +74,7 @@ def test_too_short_is_skipped_and_off_embeds_nothing(
     guard: Guard, vault: Path, words: CountingEmbedder
 ) -> None:
     assert check(guard, "  ls -la    ").verdict == "skip"
-    save_settings(vault, GuardSettings(enabled=False))
+    save_guard_settings(vault, GuardSettings(enabled=False))
     assert check(guard, LEDGER).verdict == "off"
     assert words.texts == []
 
@@ -87,7 +87,7 @@ def test_the_summary_is_bounded_before_it_is_embedded(
 
 
 def test_with_a_judge_the_judge_decides(vault: Path, index: VaultIndex) -> None:
-    save_settings(vault, GuardSettings(enabled=True, threshold=0.5))
+    save_guard_settings(vault, GuardSettings(enabled=True, threshold=0.5))
     words = CountingEmbedder()
     judge = ScriptedJudge()  # no pair scripted as a contradiction
     g = Guard(
@@ -104,12 +104,12 @@ def test_with_a_judge_the_judge_decides(vault: Path, index: VaultIndex) -> None:
 
 
 def test_before_the_decisions_are_read_the_check_says_so(vault: Path) -> None:
-    save_settings(vault, GuardSettings(enabled=True))
+    save_guard_settings(vault, GuardSettings(enabled=True))
     g = Guard(vault)  # no index nor embedder yet: the models are loading
     assert check(g, "  short  ").verdict == "skip"
     with pytest.raises(GuardNotReady, match="still reading the vault's decisions"):
         check(g, LEDGER)
-    save_settings(vault, GuardSettings(enabled=False))
+    save_guard_settings(vault, GuardSettings(enabled=False))
     assert check(g, LEDGER).verdict == "off"  # the cheap gate needs no model
 
 
@@ -155,7 +155,7 @@ def release_judge() -> ScriptedJudge:
 
 def judged_guard(vault: Path, index: VaultIndex, judge: ScriptedJudge) -> Guard:
     # The shipped judge's calibrated threshold, explicitly (the scripted judge's own is 0.5).
-    save_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
     words = CountingEmbedder()
     g = Guard(
         vault,
@@ -228,7 +228,7 @@ def test_a_long_change_embeds_the_statements_nearest_the_decisions(
     """A long Write can hold dozens of statements; a few are embedded (each costs ~3 ms):
     those that share the most words with the near decisions' sentences."""
     judge = release_judge()
-    save_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
     words = CountingEmbedder()
     g = Guard(
         vault,

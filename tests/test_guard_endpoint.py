@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.flows.guard import GuardSettings, save_settings, set_project
+from desktop.flows.guard import GuardSettings, save_guard_settings, set_project
 from desktop.resources import sample_vault_source
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.runtime import Runtime
@@ -38,9 +38,9 @@ def endpoint(runtime: Any, vault: Path) -> Iterator[EndpointHandle]:
 def guard_on(vault: Path) -> Iterator[None]:
     # The endpoint's plumbing is tested here, not the judge's calibration
     # (tests/perf/calibrate_guard.py): a judge threshold clear of the shipped default's edge.
-    save_settings(vault, GuardSettings(enabled=True, judge_threshold=0.5))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.5))
     yield
-    save_settings(vault, GuardSettings(enabled=False, judge_threshold=0.5))
+    save_guard_settings(vault, GuardSettings(enabled=False, judge_threshold=0.5))
 
 
 @pytest.mark.model
@@ -72,7 +72,7 @@ def test_on_for_the_vault_warns(endpoint: EndpointHandle, guard_on: None) -> Non
 
 @pytest.mark.model
 def test_on_for_a_project_only(endpoint: EndpointHandle, vault: Path, tmp_path: Path) -> None:
-    save_settings(vault, GuardSettings(enabled=False, judge_threshold=0.5))
+    save_guard_settings(vault, GuardSettings(enabled=False, judge_threshold=0.5))
     set_project(tmp_path, enabled=True, mode="ask")
     body = {"summary": LEDGER, "session_id": "c", "cwd": str(tmp_path / "src")}
     status, answer = call(endpoint.port, "POST", CHECK, body)
@@ -104,7 +104,7 @@ def test_bad_checks_are_400(endpoint: EndpointHandle, body: dict[str, Any], mess
 def test_not_ready_yet_is_503_and_logged(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     shutil.copytree(sample_vault_source(), vault)
-    save_settings(vault, GuardSettings(enabled=True))
+    save_guard_settings(vault, GuardSettings(enabled=True))
     runtime = Runtime()  # never started: the models are "still loading"
     handle = start_endpoint(runtime=runtime, vault_root=vault, port=0, token=TOKEN, publish=False)
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from desktop.flows.guard import GuardSettings, save_settings
+from desktop.flows.guard import GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service.server import EndpointHandle, start_endpoint
 from tests.service_util import TOKEN
@@ -48,7 +48,7 @@ UNRELATED = [
 def endpoint(runtime: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EndpointHandle]:
     vault = tmp_path_factory.mktemp("recorded") / "vault"
     shutil.copytree(sample_vault_source(), vault)
-    save_settings(vault, GuardSettings(enabled=True))  # the judge's own guard threshold
+    save_guard_settings(vault, GuardSettings(enabled=True))  # the judge's own guard threshold
     handle = start_endpoint(runtime=runtime, vault_root=vault, port=0, token=TOKEN, publish=False)
     assert handle.guard is not None
     assert handle.guard.ready.wait(60), handle.guard.error

@@ -14,7 +14,7 @@ import pytest
 
 from desktop.cli import exits
 from desktop.cli.main import main
-from desktop.flows.guard import GuardSwitch, load_projects, load_settings
+from desktop.flows.guard import GuardSwitch, load_guard_settings, load_projects
 from desktop.resources import sample_vault_source
 
 EXISTING_CLAUDE = {
@@ -136,10 +136,10 @@ def test_guard_enable_disable_status(tmp_path: Path, capsys: pytest.CaptureFixtu
     vault = tmp_path / "vault"
     shutil.copytree(sample_vault_source(), vault)
     assert main(["guard", "enable", "--vault", str(vault), "--threshold", "0.6"]) == exits.OK
-    settings = load_settings(vault)
+    settings = load_guard_settings(vault)
     assert settings.enabled and settings.threshold == 0.6 and settings.mode == "warn"
     assert main(["guard", "disable", "--vault", str(vault)]) == exits.OK
-    assert not load_settings(vault).enabled and load_settings(vault).threshold == 0.6
+    assert not load_guard_settings(vault).enabled and load_guard_settings(vault).threshold == 0.6
     capsys.readouterr()
     assert main(["guard", "status", "--vault", str(vault), "--json"]) == exits.OK
     assert json.loads(capsys.readouterr().out)["enabled"] is False

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop.flows.guard import GuardSettings, save_settings
+from desktop.flows.guard import GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.embedder import Embedder
@@ -78,7 +78,7 @@ def open_endpoint(
 ) -> Iterator[EndpointHandle]:
     vault = tmp_path_factory.mktemp("open") / "vault"
     shutil.copytree(sample_vault_source(), vault)
-    save_settings(vault, GuardSettings(enabled=True))
+    save_guard_settings(vault, GuardSettings(enabled=True))
     handle = start_endpoint(
         runtime=runtime,
         vault_root=vault,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from desktop.flows.guard import GuardSettings, save_settings
+from desktop.flows.guard import GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service.server import start_endpoint
 from tests.service_util import TOKEN, run_load
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.model
 def test_eight_clients_for_five_seconds(runtime: Any, tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     shutil.copytree(sample_vault_source(), vault)
-    save_settings(vault, GuardSettings(enabled=True))
+    save_guard_settings(vault, GuardSettings(enabled=True))
     handle = start_endpoint(runtime=runtime, vault_root=vault, port=0, token=TOKEN, publish=False)
     try:
         assert handle.guard is not None and handle.guard.ready.wait(60)

@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from desktop.flows.guard import GuardError, GuardSettings, load_settings, save_settings
+from desktop.flows.guard import GuardError, GuardSettings, load_guard_settings, save_guard_settings
 from desktop.flows.settings import SettingsInvalid, settings_from_dict
 from desktop.flows.settings.parse import from_mapping
 from desktop.flows.settings.vault import load_vault_settings, vault_settings_path
@@ -74,22 +74,22 @@ def test_app_settings_need_no_table_of_types() -> None:
 
 
 def test_a_vaults_settings_live_in_the_vault(tmp_path: Path) -> None:
-    save_settings(tmp_path, GuardSettings(enabled=True, threshold=0.6))
+    save_guard_settings(tmp_path, GuardSettings(enabled=True, threshold=0.6))
     path = tmp_path / ".antinomy" / "guard" / "settings.json"
     assert vault_settings_path(tmp_path, "guard") == path
     assert json.loads(path.read_text())["threshold"] == 0.6
-    assert load_settings(tmp_path) == GuardSettings(enabled=True, threshold=0.6)
+    assert load_guard_settings(tmp_path) == GuardSettings(enabled=True, threshold=0.6)
     fix = "Fix it."
     assert load_vault_settings(tmp_path, "other", Sample, error=Bad, fix=fix) == Sample()
 
 
 def test_a_hand_edited_guard_file_with_a_wrong_type_is_a_clear_error(tmp_path: Path) -> None:
     """It used to reach the range check and fail there with a bare TypeError."""
-    save_settings(tmp_path, GuardSettings(enabled=True))
+    save_guard_settings(tmp_path, GuardSettings(enabled=True))
     path = tmp_path / ".antinomy" / "guard" / "settings.json"
     path.write_text(json.dumps({"enabled": True, "threshold": "0.5"}))
     with pytest.raises(GuardError) as info:
-        load_settings(tmp_path)
+        load_guard_settings(tmp_path)
     assert str(info.value) == (
         f"{path}: guard.threshold has the wrong type: '0.5'. "
         "Fix it or run `antinomy guard enable` again."

@@ -27,10 +27,10 @@ from desktop.cli.output import print_json
 from desktop.flows.guard import (
     DEFAULT_THRESHOLD,
     GuardSettings,
+    load_guard_settings,
     load_projects,
-    load_settings,
     projects_path,
-    save_settings,
+    save_guard_settings,
     set_project,
     settings_path,
 )
@@ -195,14 +195,14 @@ def run_guard_enable(args: argparse.Namespace) -> int:
         print(f"guard on for agent calls from {folder} ({projects_path()})")
         return exits.OK
     root = vault_path(args)
-    current = load_settings(root)
+    current = load_guard_settings(root)
     settings = GuardSettings(
         enabled=True,
         mode=args.mode or current.mode,
         threshold=args.threshold if args.threshold is not None else current.threshold,
         include_principles=args.principles or current.include_principles,
     )
-    save_settings(root, settings)
+    save_guard_settings(root, settings)
     print(
         f"guard on for {root}: mode {settings.mode}, threshold {settings.threshold}"
         f"{', principles too' if settings.include_principles else ''}"
@@ -217,8 +217,8 @@ def run_guard_disable(args: argparse.Namespace) -> int:
         print(f"guard off for agent calls from {folder}")
         return exits.OK
     root = vault_path(args)
-    current = load_settings(root)
-    save_settings(
+    current = load_guard_settings(root)
+    save_guard_settings(
         root, GuardSettings(False, current.mode, current.threshold, current.include_principles)
     )
     print(f"guard off for {root}")
@@ -227,7 +227,7 @@ def run_guard_disable(args: argparse.Namespace) -> int:
 
 def run_guard_status(args: argparse.Namespace) -> int:
     root = vault_path(args)
-    settings = load_settings(root)
+    settings = load_guard_settings(root)
     projects = load_projects()
     report = {
         "vault": str(root),

@@ -11,7 +11,7 @@ from desktop.cli import exits
 from desktop.cli.common import add_vault_option, set_handler, vault_path
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import progress
-from desktop.flows.guard import load_settings
+from desktop.flows.guard import load_guard_settings
 from desktop.service.heap import return_freed_heap
 from desktop.service.security import load_or_create_token, token_path
 from desktop.service.server import DEFAULT_PORT, start_endpoint
@@ -71,7 +71,7 @@ def run_serve(args: argparse.Namespace) -> int:
         progress(f"  bearer token in {token_path()}")
         if args.open_embeddings:
             progress("  embeddings open without the token (loopback only); the rest needs it")
-        guard = load_settings(root)
+        guard = load_guard_settings(root)
         state = "on" if guard.enabled else "off (turn on: antinomy guard enable)"
         progress(f"  guard for this vault: {state}; mode {guard.mode}, threshold {guard.threshold}")
         runtime.wait_ready()

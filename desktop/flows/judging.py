@@ -38,7 +38,7 @@ import bisect
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +53,7 @@ from desktop.flows.alignment import (
     tokens,
     word_set,
 )
+from desktop.flows.progress import Progress
 from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
 from desktop.vault.sentence_vectors import SentenceVectorCache
@@ -62,8 +63,6 @@ from inference.judge import CONTRADICTION, ENTAILMENT, Judge, Thresholds
 from inference.note_model import NoteModel
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)

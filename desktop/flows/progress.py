@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Callable
 
+from desktop.vault.index import Progress as Progress  # the one (done, total, what) shape
 from inference.base import StopFlag
 
 #: The embedded backend decodes a prompt in batches of this many tokens

@@ -9,17 +9,15 @@ is dropped), the stop flag and the throttled progress (at most one repaint per
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
 
+from desktop.flows.progress import Progress
 from desktop.ui.controller import AppController
 from inference.base import Generator, StopFlag
 from inference.errors import ModelUnavailable
 from inference.runtime import State
-
-Progress = Callable[[int, int, str], None]
 
 
 class FlowRunner(QObject):

@@ -57,7 +57,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from desktop.flows.guard import GuardSettings
-    from desktop.flows.guard import save_settings as save_guard
+    from desktop.flows.guard import save_guard_settings as save_guard
     from desktop.flows.settings import EndpointSettings, Settings, save_settings
     from desktop.resources import ensure_sample_vault
     from desktop.service.security import load_or_create_token

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from desktop.flows.guard import GuardSettings, save_settings
+from desktop.flows.guard import GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service.server import start_endpoint
 from inference.runtime import Runtime
@@ -139,7 +139,7 @@ def main() -> None:
     try:
         vault = tmp / "vault"
         shutil.copytree(sample_vault_source(), vault)
-        save_settings(vault, GuardSettings(enabled=True))
+        save_guard_settings(vault, GuardSettings(enabled=True))
         runtime = Runtime()
         runtime.start()
         runtime.wait_ready()

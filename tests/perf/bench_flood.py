@@ -68,14 +68,14 @@ def pct(values: list[float], q: float) -> float | None:
 
 class Endpoint:
     def __init__(self, workdir: Path) -> None:
-        from desktop.flows.guard import GuardSettings, save_settings
+        from desktop.flows.guard import GuardSettings, save_guard_settings
         from desktop.resources import sample_vault_source
         from desktop.service.server import start_endpoint
         from inference.runtime import Runtime
 
         vault = workdir / "vault"
         shutil.copytree(sample_vault_source(), vault)
-        save_settings(vault, GuardSettings(enabled=True))
+        save_guard_settings(vault, GuardSettings(enabled=True))
         self.runtime = Runtime()
         self.runtime.start()
         self.runtime.wait_ready(timeout=300)

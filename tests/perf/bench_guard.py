@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from desktop.flows.guard import GuardSettings, save_settings
+from desktop.flows.guard import GuardSettings, save_guard_settings
 from desktop.resources import sample_vault_source
 from desktop.service.hook import config_dir, summarize
 from desktop.service.hook_install import hook_executable
@@ -96,7 +96,7 @@ def make_vault(parent: Path, n: int) -> Path:
             "## Consequences\n\n- One more thing to maintain.\n",
             encoding="utf-8",
         )
-    save_settings(root, GuardSettings(enabled=True))
+    save_guard_settings(root, GuardSettings(enabled=True))
     return root
 
 

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
-from desktop.flows.guard import load_projects, load_settings
+from desktop.flows.guard import load_guard_settings, load_projects
 from desktop.flows.settings import EndpointSettings, Settings, save_settings
 from desktop.service.security import load_or_create_token
 from desktop.service.server import endpoint_file
@@ -97,7 +97,7 @@ def test_enabling_the_guard_then_a_real_check_reaches_the_live_log(
     panel = guard_panel(window)
     wait_up(qtbot, panel)
     qtbot.waitUntil(lambda: panel.enabled.isEnabled(), timeout=5000)
-    assert not load_settings(vault).enabled  # off by default
+    assert not load_guard_settings(vault).enabled  # off by default
     # Off: the check is answered "off" and still logged.
     with qtbot.waitSignal(panel.sig_guard_check_shown, timeout=10000) as shown:
         status, body = check(port, FRIDAY)
@@ -107,7 +107,7 @@ def test_enabling_the_guard_then_a_real_check_reaches_the_live_log(
     with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000):
         panel.enabled.setChecked(True)
         panel.mode.setCurrentIndex(panel.mode.findData("ask"))
-    saved = load_settings(vault)
+    saved = load_guard_settings(vault)
     assert saved.enabled and saved.mode == "ask"
     service = panel.endpoint.handle.guard if panel.endpoint.handle else None
     assert service is not None
@@ -139,8 +139,8 @@ def test_threshold_editor_persists_for_the_vault(
         for _ in range(5):  # a burst of spin-box steps: one write
             panel.threshold.stepUp()
     assert saved.args[0].threshold == pytest.approx(0.60)
-    assert load_settings(vault).threshold == pytest.approx(0.60)
-    assert not load_settings(vault).enabled
+    assert load_guard_settings(vault).threshold == pytest.approx(0.60)
+    assert not load_guard_settings(vault).enabled
 
 
 def test_the_judge_threshold_is_what_the_panel_shows_and_edits(
@@ -159,14 +159,14 @@ def test_the_judge_threshold_is_what_the_panel_shows_and_edits(
     with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000) as saved:
         panel.judge_threshold.setValue(0.8)
     assert saved.args[0].judge_threshold == pytest.approx(0.8)
-    assert load_settings(vault).judge_threshold == pytest.approx(0.8)
-    assert load_settings(vault).threshold == pytest.approx(0.55)  # the cosine one untouched
+    assert load_guard_settings(vault).judge_threshold == pytest.approx(0.8)
+    assert load_guard_settings(vault).threshold == pytest.approx(0.55)  # the cosine one untouched
     panel._show_judge_help()
     assert "this vault uses 0.80" in panel.judge_threshold_help.text()
     # Back to the bottom of the box: the calibrated value again (the key is removed).
     with qtbot.waitSignal(panel.sig_guard_settings_saved, timeout=5000):
         panel.judge_threshold.setValue(0.0)
-    assert load_settings(vault).judge_threshold is None
+    assert load_guard_settings(vault).judge_threshold is None
 
 
 def test_port_taken_is_shown_not_raised_and_start_retries(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.flows.guard import GuardSettings, load_settings, save_settings
+from desktop.flows.guard import GuardSettings, load_guard_settings, save_guard_settings
 from desktop.flows.hunter.records import ScanRun, save_last_run
 from desktop.flows.memory.consolidate import Report, save_report
 from desktop.resources import ensure_sample_vault
@@ -23,7 +23,7 @@ def test_switching_vaults_leaves_nothing_of_the_old_one(
 ) -> None:  # type: ignore[no-untyped-def]
     save_report(vault, Report("ok", message="consolidated in the first vault"))
     save_last_run(vault, _run("2026-01-01T10:00:00+00:00", "first-vault-model"))
-    save_settings(vault, GuardSettings(enabled=True, mode="ask", judge_threshold=0.8))
+    save_guard_settings(vault, GuardSettings(enabled=True, mode="ask", judge_threshold=0.8))
     other = ensure_sample_vault(tmp_path / "other")
     for p in list((other / "Inbox").glob("*.md"))[:3]:
         p.unlink()
@@ -58,8 +58,8 @@ def test_switching_vaults_leaves_nothing_of_the_old_one(
     # Editing the guard now writes this vault's settings, never the first one's.
     with qtbot.waitSignal(guard.sig_guard_settings_saved, timeout=5000):
         guard.principles.setChecked(True)
-    assert load_settings(other).include_principles and not load_settings(other).enabled
-    assert load_settings(vault).enabled and not load_settings(vault).include_principles
+    assert load_guard_settings(other).include_principles and not load_guard_settings(other).enabled
+    assert load_guard_settings(vault).enabled and not load_guard_settings(vault).include_principles
 
     # Another process scans this vault: the panel shows that run, the newest on disk.
     save_last_run(other, _run("2026-02-01T10:00:00+00:00", "cli-model"))

@@ -17,7 +17,7 @@ from inference import atomic
 from inference.errors import AntinomyError
 from inference.paths import config_dir
 
-Mode = Literal["warn", "ask"]
+GuardMode = Literal["warn", "ask"]
 
 
 class GuardError(AntinomyError):
@@ -29,7 +29,7 @@ class GuardSettings:
     """A vault's guard settings, in ``<vault>/.antinomy/guard/settings.json``."""
 
     enabled: bool = False
-    mode: Mode = "warn"
+    mode: GuardMode = "warn"
     threshold: float = DEFAULT_THRESHOLD
     include_principles: bool = False
     #: P(contradiction) the judge must give to warn; None: the judge's calibrated value.
@@ -59,12 +59,12 @@ def settings_path(root: Path) -> Path:
     return vault_settings_path(root, "guard")
 
 
-def load_settings(root: Path) -> GuardSettings:
+def load_guard_settings(root: Path) -> GuardSettings:
     settings = load_vault_settings(root, "guard", GuardSettings, error=GuardError, fix=_FIX)
     return settings.validated()
 
 
-def save_settings(root: Path, settings: GuardSettings) -> None:
+def save_guard_settings(root: Path, settings: GuardSettings) -> None:
     save_vault_settings(root, "guard", settings.validated())
 
 
@@ -72,7 +72,7 @@ def save_settings(root: Path, settings: GuardSettings) -> None:
 class ProjectSetting:
     path: str
     enabled: bool
-    mode: Mode | None = None
+    mode: GuardMode | None = None
 
 
 def projects_path() -> Path:
@@ -95,7 +95,7 @@ def load_projects() -> dict[str, ProjectSetting]:
     return out
 
 
-def set_project(path: Path, *, enabled: bool | None, mode: Mode | None = None) -> None:
+def set_project(path: Path, *, enabled: bool | None, mode: GuardMode | None = None) -> None:
     """Turn the guard on/off for one project folder; ``enabled=None`` forgets the folder."""
     projects = load_projects()
     key = str(path.expanduser().resolve())

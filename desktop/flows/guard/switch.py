@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.flows.guard.settings import (
+    GuardMode,
     GuardSettings,
-    Mode,
     ProjectSetting,
+    load_guard_settings,
     load_projects,
-    load_settings,
     project_for,
     projects_path,
     settings_path,
@@ -22,7 +22,7 @@ class Activation:
     """Whether the guard checks a call from ``cwd``, and how it answers."""
 
     active: bool
-    mode: Mode
+    mode: GuardMode
     threshold: float
 
 
@@ -43,7 +43,7 @@ class GuardSwitch:
             return GuardSettings()
         cached = self._settings_cache
         if cached is None or cached[0] != mtime:
-            cached = (mtime, load_settings(self.root))
+            cached = (mtime, load_guard_settings(self.root))
             self._settings_cache = cached
         return cached[1]
 
@@ -62,7 +62,7 @@ class GuardSwitch:
         """Is the guard on for a call from ``cwd``, in which mode, at which threshold?"""
         settings = self.settings()
         active = settings.enabled
-        chosen: Mode = settings.mode
+        chosen: GuardMode = settings.mode
         project = project_for(cwd, self._projects())
         if project is not None:
             active = project.enabled

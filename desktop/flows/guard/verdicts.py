@@ -7,7 +7,7 @@ from typing import Any
 
 from desktop.flows.guard.constants import SUMMARY_MAX_BYTES, SUMMARY_MIN_CHARS
 from desktop.flows.guard.decisions import StandingDecision
-from desktop.flows.guard.settings import Mode
+from desktop.flows.guard.settings import GuardMode
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def warning_text(decision: StandingDecision, score: float, *, judged: bool = Fal
 
 
 def hook_output(
-    decision: StandingDecision, score: float, mode: Mode, *, judged: bool = False
+    decision: StandingDecision, score: float, mode: GuardMode, *, judged: bool = False
 ) -> dict[str, Any]:
     text = warning_text(decision, score, judged=judged)
     if mode == "ask":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,7 +52,7 @@ from desktop.flows.hunter.verify import (
     records_pair,
 )
 from desktop.flows.judging import JudgingSettings, NoteJudge, NotePairVerdict, frame_counts
-from desktop.flows.progress import ModelMeter, plural
+from desktop.flows.progress import ModelMeter, Progress, plural
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
 from desktop.vault.sentence_vectors import SentenceVectorCache
@@ -63,7 +63,6 @@ from inference.structured import complete_structured, object_with_array
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int, str], None]
 
 #: Tokens kept free besides the answer: chat template, rounding of estimates.
 _MARGIN = 96

@@ -70,7 +70,8 @@ from inference.structured import StructuredResult, complete_structured
 
 Status = Literal["planned", "already_ingested", "rejected", "stopped"]
 #: (phase, detail): phases are reading, planning, validating, repairing, checking, previewing.
-ProgressFn = Callable[[str, str], None]
+#: (phase, what is happening): ingest reports phases, not counts.
+PhaseProgress = Callable[[str, str], None]
 #: Tokens kept free besides the answer (chat template, rounding of counts).
 MARGIN_TOKENS = 128
 
@@ -204,7 +205,7 @@ def plan_ingest(
     index: VaultIndex | None = None,
     settings: IngestSettings | None = None,
     stop: StopFlag | None = None,
-    progress: ProgressFn | None = None,
+    progress: PhaseProgress | None = None,
 ) -> IngestReport:
     root = vault_root(vault)
     s = settings or IngestSettings()

@@ -4,7 +4,6 @@ accepted, its report, and the run's state as it goes (shared by :mod:`.consolida
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -12,10 +11,11 @@ from desktop.flows.memory.extract import LineOutcome
 from desktop.flows.memory.pages import DEFAULT_FOLDER
 from desktop.flows.memory.rejected import RejectedFragment
 from desktop.flows.memory.support import SUPPORT_THRESHOLD
+from desktop.flows.progress import Progress
 
 Status = Literal["ok", "nothing", "empty", "already_running", "json_failure", "stopped"]
 #: (steps done, steps planned, what is happening)
-ProgressFn = Callable[[int, int, str], None]
+ProgressFn = Progress
 
 
 @dataclass(frozen=True)

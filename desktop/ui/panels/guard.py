@@ -35,7 +35,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.flows.guard import DEFAULT_THRESHOLD, GuardSettings, load_settings, save_settings
+from desktop.flows.guard import (
+    DEFAULT_THRESHOLD,
+    GuardSettings,
+    load_guard_settings,
+    save_guard_settings,
+)
 from desktop.service.guard_log import GuardRecord
 from desktop.service.security import TokenFileUnsafe, load_or_create_token, token_path
 from desktop.ui.context import AppContext
@@ -356,7 +361,7 @@ class QtGuardPanel(QWidget):
         request = self._settings_request
 
         async def go() -> None:
-            settings = await self._c.run_in(self._c.read_pool, load_settings, root)
+            settings = await self._c.run_in(self._c.read_pool, load_guard_settings, root)
             if request == self._settings_request and root == self._c.root:
                 self._show_settings(settings)
 
@@ -402,7 +407,7 @@ class QtGuardPanel(QWidget):
         settings = self.edited_settings()
 
         async def go() -> None:
-            await self._c.run_in(self._c.write_pool, save_settings, root, settings)
+            await self._c.run_in(self._c.write_pool, save_guard_settings, root, settings)
             self.settings = settings
             self.sig_guard_settings_saved.emit(settings)
 
