@@ -1,8 +1,4 @@
-"""Resident engines: the LLM, the embedder, their registry and structured output.
-
-This package knows nothing of vaults or Qt (ARCHITECTURE.md).
-"""
+"""Resident engines: the language model, the embedder, the judge, their registry and
+structured output. Knows nothing of vaults or Qt (docs/architecture.md)."""
 
 from __future__ import annotations
-
-__version__ = "0.1.0"

@@ -108,7 +108,7 @@ class Generator(ABC):
     ) -> Completion:
         """Answer ``messages``; blocks. Call from the engine's own worker thread.
 
-        Raises :class:`~inference.errors.GenerationError` on transport or engine
+        Raises :class:`~foundation.errors.GenerationError` on transport or engine
         failure. A user Stop returns early with ``finish_reason="stopped"``.
         """
 

@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from inference.errors import ModelUnavailable
-from inference.paths import data_dir
+from foundation.errors import ModelUnavailable
+from foundation.paths import data_dir
 from inference.registry import ResolvedModel, file_sha256
 
 #: Leftover temporary folders older than this belong to a crashed run.

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.onnx_session import cpu_session
 from inference.registry import ResolvedModel
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from foundation.errors import ModelUnavailable
 from inference.base import (
     Completion,
     GenerationSettings,
@@ -22,7 +23,6 @@ from inference.base import (
     adopt_identity,
 )
 from inference.embedder import Embedder, EmbedderSettings, Vectors
-from inference.errors import ModelUnavailable
 from inference.http_backend import HttpSettings
 from inference.http_embedder import HttpEmbedderSettings
 from inference.judge import Judge, JudgeSettings

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from foundation.errors import GenerationError, ModelUnavailable
 from inference.base import (
     Completion,
     FinishReason,
@@ -25,7 +26,6 @@ from inference.base import (
     Message,
     StopFlag,
 )
-from inference.errors import GenerationError, ModelUnavailable
 
 
 def is_loopback_host(host: str) -> bool:

@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from foundation.errors import ModelUnavailable
 from inference.embedder import Embedder, Vectors
-from inference.errors import ModelUnavailable
 from inference.http_backend import is_loopback_host
 
 log = logging.getLogger(__name__)

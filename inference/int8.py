@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from foundation.errors import ModelUnavailable
 from inference.derived import derived_file, derived_path, quantize_7bit
-from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel
 
 #: FFN output projections kept in fp32, counted from the first layer.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.judge_graph import judge_file
 from inference.note_model import NoteModel, load_note_model
 from inference.onnx_session import cpu_session

@@ -34,8 +34,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from foundation.errors import ModelUnavailable
 from inference.derived import derived_file, derived_path, quantize_7bit
-from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel
 
 log = logging.getLogger(__name__)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from foundation.errors import GenerationError, ModelUnavailable
 from inference.base import (
     Completion,
     FinishReason,
@@ -35,7 +36,6 @@ from inference.base import (
     Message,
     StopFlag,
 )
-from inference.errors import GenerationError, ModelUnavailable
 from inference.kv_prefix import MIN_TOKENS as MIN_PREFIX_TOKENS
 from inference.kv_prefix import PrefixStates, common_prefix
 from inference.registry import ResolvedModel

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 
 #: The file format this code reads (``format`` in the JSON).
 FORMAT = "antinomy-note-model/1"

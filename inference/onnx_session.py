@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 
 
 def cpu_session(path: Path, *, threads: int, what: str) -> Any:

@@ -21,9 +21,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from inference import atomic
-from inference.errors import ModelUnavailable
-from inference.paths import cache_dir, models_dir
+from foundation import atomic
+from foundation.errors import ModelUnavailable
+from foundation.paths import cache_dir
+from inference.paths import models_dir
 
 Kind = Literal["llm", "embedder", "judge"]
 

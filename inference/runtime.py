@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from foundation.errors import AntinomyError, ModelUnavailable
 from inference.base import (
     AnyStop,
     Completion,
@@ -39,7 +40,6 @@ from inference.engines import (
     open_int8_embedder,
     open_judge,
 )
-from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import OpenAIHttpGenerator
 from inference.http_embedder import OpenAIHttpEmbedder
 from inference.judge import Judge, Scores, Thresholds

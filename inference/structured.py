@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from foundation.errors import AntinomyError
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.errors import AntinomyError
 
 #: Returns the accepted (possibly normalised) value, or None to reject.
 Shape = Callable[[Any], Any | None]
@@ -190,7 +190,7 @@ def complete_structured(
     ``on_attempt(n)`` is called before each attempt (0, then 1 for the stricter
     retry), so a progress display can say which one runs.
 
-    :class:`~inference.errors.GenerationError` propagates at once (never
+    :class:`~foundation.errors.GenerationError` propagates at once (never
     retried); a Stop returns ``status="stopped"``.
     """
     settings = settings or GenerationSettings()

@@ -106,7 +106,7 @@ def main() -> int:
     from desktop.resources import ensure_sample_vault
     from desktop.ui.app import build_window
     from desktop.ui.logview import install_log_handler
-    from inference.paths import data_dir
+    from foundation.paths import data_dir
     from inference.runtime import State
 
     out = Path(args.out)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from desktop.flows.hunter.records import ScanRun, load_last_run, save_last_run
-from inference import atomic
+from foundation import atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,14 +92,14 @@ def test_the_last_scan_survives_concurrent_saves(tmp_path: Path) -> None:
 
 
 def test_no_module_renames_its_own_temp_file() -> None:
-    """State files go through inference/atomic.py; only the journal keeps its own."""
+    """State files go through foundation/atomic.py; only the journal keeps its own."""
     allowed = {
-        "inference/atomic.py",
+        "foundation/atomic.py",
         "inference/derived.py",  # a prepared model file, moved into place once
         "desktop/resources.py",  # a whole folder (the sample vault copy), not a file
     }
     found = []
-    for folder in ("desktop", "inference"):
+    for folder in ("desktop", "foundation", "inference"):
         for path in (ROOT / folder).rglob("*.py"):
             rel = path.relative_to(ROOT).as_posix()
             if rel in allowed or rel.startswith("desktop/vault/transactions/"):

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-import inference
+import foundation
 
 pytestmark = pytest.mark.bundle
 
@@ -114,7 +114,7 @@ def test_version_and_start_up(bundle: Path, clean: dict[str, Any]) -> None:
     done = run(bundle, clean, "--version")
     RECORD["version_seconds"] = round(time.perf_counter() - t0, 3)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"antinomy {inference.__version__}"
+    assert done.stdout.strip() == f"antinomy {foundation.__version__}"
 
 
 def test_doctor_loads_the_three_models_from_the_bundle(bundle: Path, clean: dict[str, Any]) -> None:

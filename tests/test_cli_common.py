@@ -14,7 +14,7 @@ from desktop.flows.review.errors import BadInput, NotEligible
 from desktop.resources import sample_vault_source
 from desktop.vault.errors import AmbiguousNote, NoteNotFound, VaultBusy, VaultNotFound
 from desktop.vault.vectors import EmbeddingModel
-from inference.errors import AntinomyError, ModelUnavailable
+from foundation.errors import AntinomyError, ModelUnavailable
 from tests.fakes import ScriptedGenerator, confirming_judge
 from tests.test_hunter import BagOfWords
 from tests.vault_files import snapshot

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foundation.errors import ModelUnavailable
 from inference.embedder import EmbedderSettings, OnnxEmbedder
 from inference.engines import RuntimeSettings, open_embedder
-from inference.errors import ModelUnavailable
 from inference.registry import resolve_model
 
 pytestmark = pytest.mark.model

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from desktop.flows.embedding import embedding_model
+from foundation.errors import ModelUnavailable
 from inference.base import adopt_identity
 from inference.embedder import Embedder
 from inference.engines import (
@@ -23,7 +24,6 @@ from inference.engines import (
     open_judge,
     open_judge_or_none,
 )
-from inference.errors import ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
 from inference.registry import resolve_model
 

@@ -24,8 +24,8 @@ from desktop.flows.guard import (
     GuardSwitch,
     StandingDecision,
     bound_summary,
-    load_settings,
-    save_settings,
+    load_guard_settings,
+    save_guard_settings,
     set_project,
     standing_decisions,
 )
@@ -207,10 +207,10 @@ def test_decision_vectors_are_cached_on_disk(vault: Path, index: VaultIndex) -> 
 def test_guard_is_off_by_default_and_on_per_vault(vault: Path) -> None:
     switch = GuardSwitch(vault)
     assert switch.activation("/anywhere") == Activation(False, "warn", DEFAULT_THRESHOLD)
-    save_settings(vault, GuardSettings(enabled=True, mode="ask", threshold=0.6))
+    save_guard_settings(vault, GuardSettings(enabled=True, mode="ask", threshold=0.6))
     assert switch.activation("/anywhere") == Activation(True, "ask", 0.6)
     assert switch.activation("/anywhere", "warn").mode == "warn"  # the hook's --mode wins
-    assert load_settings(vault).threshold == 0.6
+    assert load_guard_settings(vault).threshold == 0.6
 
 
 def test_projects_turn_the_guard_on_or_off_by_cwd(vault: Path, tmp_path: Path) -> None:
@@ -237,14 +237,14 @@ def test_projects_turn_the_guard_on_or_off_by_cwd(vault: Path, tmp_path: Path) -
 )
 def test_bad_settings_are_refused(vault: Path, settings: GuardSettings, message: str) -> None:
     with pytest.raises(GuardError, match=re.escape(message)):
-        save_settings(vault, settings)
+        save_guard_settings(vault, settings)
 
 
 def test_a_broken_settings_file_is_a_clear_error(vault: Path) -> None:
-    save_settings(vault, GuardSettings(enabled=True))
+    save_guard_settings(vault, GuardSettings(enabled=True))
     (vault / ".antinomy" / "guard" / "settings.json").write_text("{oops")
     with pytest.raises(GuardError, match=r"cannot be read .* run `antinomy guard enable` again"):
-        load_settings(vault)
+        load_guard_settings(vault)
 
 
 def test_summary_is_bounded_to_two_kilobytes_on_a_character_boundary() -> None:
@@ -301,7 +301,7 @@ def test_the_judge_warns_once_per_session_and_honours_the_vault_threshold(
     args = {"vector": embed([against])[0], "activation": ON, "summary": against}
     assert guard.decide(session_id="s", judge=_ledger_judge(), **args).verdict == "warn"
     assert guard.decide(session_id="s", judge=_ledger_judge(), **args).verdict == "repeat"
-    save_settings(vault, GuardSettings(enabled=True, judge_threshold=0.95))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.95))
     assert guard.decide(session_id="u", judge=_ledger_judge(), **args).verdict == "allow"
     with pytest.raises(GuardError, match=r"judge_threshold 1\.5 is out of range"):
         GuardSettings(judge_threshold=1.5).validated()
@@ -380,7 +380,7 @@ def test_a_changed_decision_is_the_only_note_read_again(
     assert read == [] and gone not in {d.path for d in guard.decisions.decisions}
     assert len(guard.decisions.decisions) == 6
     # Turning principles on reads the principle notes (and only re-reads what it must).
-    save_settings(vault, GuardSettings(enabled=True, include_principles=True))
+    save_guard_settings(vault, GuardSettings(enabled=True, include_principles=True))
     guard.refresh()
     assert read and all(p.startswith(("Principles/", "Decisions/")) for p in read)
     assert any(d.kind == "principle" for d in guard.decisions.decisions)

@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 
-from desktop.flows.guard import GuardSettings, save_settings, set_project
+from desktop.flows.guard import GuardSettings, save_guard_settings, set_project
 from desktop.resources import sample_vault_source
 from desktop.service.hook import config_dir, summarize
 from desktop.service.server import EndpointHandle, start_endpoint
-from inference import paths
+from foundation import paths
 from tests.service_util import TOKEN
 
 DATA = Path(__file__).parent / "data" / "hooks"
@@ -228,7 +228,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # (tests/perf/calibrate_guard.py does): a lower judge threshold keeps the sample
     # calls' verdicts clear of the shipped default's edge. The Codex call is a bare shell
     # command (no description), which the judge reads weakly: 0.49 against ADR-0012.
-    save_settings(root, GuardSettings(enabled=True, judge_threshold=0.4))
+    save_guard_settings(root, GuardSettings(enabled=True, judge_threshold=0.4))
     return root
 
 

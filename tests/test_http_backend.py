@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from foundation.errors import ModelUnavailable
 from inference.base import GenerationSettings, Message
-from inference.errors import ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator, is_loopback_host
 from inference.registry import resolve_model
 from inference.structured import complete_structured, object_with_array

@@ -21,7 +21,7 @@ import pytest
 
 from desktop.flows.embedding import embedding_model
 from desktop.vault.index import VaultIndex
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.http_embedder import HttpEmbedderSettings, OpenAIHttpEmbedder
 
 DIM = 8

@@ -60,7 +60,7 @@ def test_antinomy_endpoint_vectors_equal_the_in_process_ones(
 
 
 def test_a_wrong_token_is_refused_with_the_fix(endpoint: EndpointHandle) -> None:
-    from inference.errors import ModelUnavailable
+    from foundation.errors import ModelUnavailable
 
     with pytest.raises(ModelUnavailable, match="check the embedder API key"):
         OpenAIHttpEmbedder(HttpEmbedderSettings(f"{endpoint.url}/v1", api_key="wrong"))

@@ -30,8 +30,8 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.notes import Note, parse_note
 from desktop.vault.transactions import list_history
 from desktop.vault.vectors import EmbeddingModel
+from foundation.errors import GenerationError, ModelUnavailable
 from inference.base import StopFlag
-from inference.errors import GenerationError, ModelUnavailable
 from inference.judge import Thresholds
 from inference.structured import STRICT_SUFFIX
 from tests.fakes import ScriptedGenerator, ScriptedJudge, confirming_judge

@@ -9,7 +9,7 @@ import pytest
 
 from desktop.cli import ingest_cmd
 from desktop.cli.main import main
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from tests.fakes import ScriptedGenerator
 from tests.ingest_helpers import (
     JUNK_NAME_ERROR,

@@ -12,9 +12,9 @@ import numpy as np
 import onnx
 import pytest
 
+from foundation.errors import ModelUnavailable
 from inference import int8
 from inference.embedder import Embedder, EmbedderSettings, OnnxEmbedder
-from inference.errors import ModelUnavailable
 from inference.registry import ResolvedModel, resolve_model
 from inference.runtime import Runtime
 from tests.perf.corpus import notes

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.judge import CONTRADICTION, ENTAILMENT, OnnxJudge, Thresholds
 from inference.registry import default_spec, load_manifest, resolve_model
 

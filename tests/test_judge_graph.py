@@ -14,8 +14,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from foundation.errors import ModelUnavailable
 from inference import judge_graph
-from inference.errors import ModelUnavailable
 from inference.judge import OnnxJudge
 from inference.registry import ResolvedModel, resolve_model
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from foundation.errors import GenerationError, ModelUnavailable
 from inference.base import GenerationSettings, Message, StopFlag
-from inference.errors import GenerationError, ModelUnavailable
 from inference.llama_backend import LlamaGenerator, LlamaSettings
 from inference.registry import ResolvedModel, resolve_model
 from inference.structured import complete_structured, object_with_array

@@ -98,7 +98,7 @@ def test_a_run_that_fails_while_the_model_loads_is_tried_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import desktop.flows.memory.auto as auto_module
-    from inference.errors import ModelUnavailable
+    from foundation.errors import ModelUnavailable
 
     monkeypatch.setattr(auto_module, "RETRY_SECONDS", 0.05)
     small_batch(tmp_path)

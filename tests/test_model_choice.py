@@ -10,7 +10,7 @@ import pytest
 
 from desktop.flows.model_choice import check_gguf, check_server, model_choice_text
 from desktop.flows.settings import BackendSettings, ModelPaths, Settings
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.registry import resolve_model
 from tests.openai_stub import openai_stub
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.note_model import NoteModel, load_note_model
 
 MODEL = NoteModel(("best", "second"), (0.5, 0.2), (0.2, 0.1), (2.0, 0.5), -1.0, 0.6, 0.9)

@@ -7,7 +7,7 @@ import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import inference
+import foundation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,4 +27,4 @@ def test_appstream_metadata_names_the_desktop_entry_and_version() -> None:
     root = ET.parse(ROOT / "packaging" / "io.antinomy.Antinomy.metainfo.xml").getroot()
     assert root.findtext("launchable") == "antinomy.desktop"
     versions = [r.get("version") for r in root.iter("release")]
-    assert inference.__version__ in versions
+    assert foundation.__version__ in versions

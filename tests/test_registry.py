@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from foundation.errors import ModelUnavailable
 from inference import registry
-from inference.errors import ModelUnavailable
 from inference.registry import default_spec, file_sha256, load_manifest, resolve_model
 
 

@@ -11,9 +11,9 @@ import time
 import numpy as np
 import pytest
 
+from foundation.errors import ModelUnavailable
 from inference.base import Completion, Generator, Message
 from inference.embedder import Embedder, Vectors
-from inference.errors import ModelUnavailable
 from inference.note_model import NoteModel, load_note_model
 from inference.paths import models_dir
 from inference.runtime import BULK_NICE, Runtime, RuntimeSettings, State

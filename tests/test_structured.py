@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from foundation.errors import GenerationError, ModelUnavailable
 from inference.base import GenerationSettings, Message, StopFlag
-from inference.errors import GenerationError, ModelUnavailable
 from inference.structured import (
     STRICT_SUFFIX,
     FormatFailure,

@@ -29,7 +29,7 @@ from desktop.vault.transactions import (
     recover_vault,
     sha256_hex,
 )
-from inference import atomic
+from foundation import atomic
 
 THEIR_HOOK = {"type": "command", "command": "id"}
 THEIR_HOOKS = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [THEIR_HOOK]}]}}

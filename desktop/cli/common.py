@@ -40,8 +40,8 @@ from desktop.vault.errors import (
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import STATE_DIR, vault_root
 from desktop.vault.transactions import PlanInvalid
-from inference.errors import AntinomyError, ModelUnavailable
-from inference.paths import data_dir
+from foundation.errors import AntinomyError, ModelUnavailable
+from foundation.paths import data_dir
 from inference.runtime import RuntimeSettings
 from inference.structured import FormatFailure
 

@@ -36,8 +36,8 @@ from desktop.flows.ingest import (
 from desktop.flows.settings import Overrides, resolve
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import ApplyResult
+from foundation.errors import ModelUnavailable
 from inference.engines import LazyGenerator, RuntimeSettings, open_judge
-from inference.errors import ModelUnavailable
 from inference.judge import Judge
 
 STATUS_EXITS = {

@@ -1,6 +1,6 @@
 """``antinomy`` — the command line. Subcommands are headless; errors are one clear line.
 
-Every :class:`~inference.errors.AntinomyError` becomes its message on stderr
+Every :class:`~foundation.errors.AntinomyError` becomes its message on stderr
 and a stable exit code (:data:`desktop.cli.common.EXIT_CODES`), never a traceback.
 """
 
@@ -11,7 +11,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-import inference
+import foundation
 from desktop.cli import (
     exits,
     hooks_cmd,
@@ -25,7 +25,7 @@ from desktop.cli import (
     vault_cmd,
 )
 from desktop.cli.common import report_error
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="antinomy",
         description="Antinomy: finds tensions between the notes of a Markdown vault, offline.",
     )
-    parser.add_argument("--version", action="version", version=f"antinomy {inference.__version__}")
+    parser.add_argument("--version", action="version", version=f"antinomy {foundation.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

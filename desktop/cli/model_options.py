@@ -7,7 +7,7 @@ import argparse
 
 from desktop.cli.common import add_embedder_backend_options, embedder_override
 from desktop.flows.settings import BackendSettings, Overrides, resolve
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.runtime import RuntimeSettings
 
 

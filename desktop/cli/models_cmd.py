@@ -11,8 +11,8 @@ from desktop.cli.common import embedder_choice, set_handler
 from desktop.cli.gui_check import check_gui, gui_line, gui_record
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import human_size, print_json, progress
+from foundation.errors import AntinomyError
 from inference.diagnostics import as_dict, measure_embedding, measure_generation
-from inference.errors import AntinomyError
 from inference.judge import Judge
 from inference.note_model import load_note_model
 from inference.paths import models_dir

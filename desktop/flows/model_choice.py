@@ -15,9 +15,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from desktop.flows.settings import Settings
+from foundation.errors import AntinomyError, ModelUnavailable
 from inference.diagnostics import GenerationSpeed, measure_generation
 from inference.engines import RuntimeSettings, open_generator
-from inference.errors import AntinomyError, ModelUnavailable
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
 from inference.registry import ResolvedModel, resolve_model
 

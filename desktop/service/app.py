@@ -38,7 +38,7 @@ from desktop.service.errors import (
 )
 from desktop.service.routes import JsonBody, RouteTable
 from desktop.service.security import NONCE_HEADER, PROOF_PATH, PROOF_SCHEME, Guardrails
-from inference.errors import AntinomyError, ModelUnavailable
+from foundation.errors import AntinomyError, ModelUnavailable
 
 log = logging.getLogger(__name__)
 

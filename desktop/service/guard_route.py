@@ -46,8 +46,8 @@ from desktop.service.errors import BadRequest, ServiceUnavailable
 from desktop.service.guard_log import GuardRecord
 from desktop.service.routes import JsonBody, JsonHandler, ServiceContext
 from desktop.vault.index import VaultIndex
+from foundation.errors import AntinomyError
 from inference.embedder import Embedder, Vectors
-from inference.errors import AntinomyError
 from inference.judge import Judge
 from inference.runtime import State
 

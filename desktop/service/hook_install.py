@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.service import hook as hook_client
-from inference import atomic
-from inference.errors import AntinomyError
+from foundation import atomic
+from foundation.errors import AntinomyError
 
 #: A command containing one of these is ours (console script, module, the client's file,
 #: or the bundle running its own client).

@@ -43,7 +43,7 @@ class HookFailure(Exception):
 
 
 def config_dir() -> str:
-    """The same folder as ``inference.paths.config_dir()`` (platformdirs), without importing it."""
+    """The same folder as ``foundation.paths.config_dir()`` (platformdirs), without importing it."""
     join, home_dir = os.path.join, os.path.expanduser("~")
     home = os.environ.get("ANTINOMY_HOME")
     if home:

@@ -45,9 +45,9 @@ from desktop.flows.memory.capture import capture_turn, end_session
 from desktop.flows.memory.errors import CaptureInvalid, MemoryError_, RecallInvalid
 from desktop.flows.memory.recall import RECALL_FLOOR, RecallIndex
 from desktop.service.errors import BadRequest
+from foundation.errors import ModelUnavailable
 from inference.base import Generator
 from inference.embedder import Embedder
-from inference.errors import ModelUnavailable
 from inference.judge import Judge
 
 #: Facts scoring under this cosine are not offered as context to an assistant.

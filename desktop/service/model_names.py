@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desktop.service.errors import BadRequest, ModelNotFound, ServiceUnavailable
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.runtime import State
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.service.errors import BadRequest, EndpointError, Forbidden, Unauthorized
-from inference import atomic
-from inference.paths import config_dir
+from foundation import atomic
+from foundation.paths import config_dir
 
 log = logging.getLogger(__name__)
 

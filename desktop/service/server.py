@@ -32,7 +32,7 @@ from typing import Any
 
 import uvicorn
 
-import inference
+import foundation
 from desktop.service.app import EndpointApp
 from desktop.service.batching import EmbedBatcher
 from desktop.service.connections import (
@@ -57,8 +57,8 @@ from desktop.service.routes import (
     ServiceContext,
 )
 from desktop.service.security import Guardrails, load_or_create_token
-from inference import atomic
-from inference.paths import config_dir
+from foundation import atomic
+from foundation.paths import config_dir
 from inference.runtime import Runtime, State
 
 log = logging.getLogger(__name__)
@@ -410,7 +410,7 @@ def _add_builtin_routes(
             "guard": state,
             # What ``antinomy-hook sessionstart`` waits for: engines warm, decisions read.
             "ready": models == State.READY.value and state in ("ready", "none"),
-            "version": inference.__version__,
+            "version": foundation.__version__,
             "vault": context.vault_root is not None,
         }
 

@@ -36,8 +36,8 @@ from desktop.flows.settings import (
 from desktop.resources import ensure_sample_vault
 from desktop.ui.qt_compat import protect_bools
 from desktop.vault.index import IndexReport, VaultIndex
-from inference.errors import AntinomyError
-from inference.paths import data_dir
+from foundation.errors import AntinomyError
+from foundation.paths import data_dir
 from inference.runtime import Runtime, State
 
 log = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ from desktop.service.guard_log import GuardLog, GuardRecord
 from desktop.service.routes import JsonBody
 from desktop.service.server import DEFAULT_PORT, EndpointHandle, start_endpoint
 from desktop.ui.controller import AppController
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.runtime import Runtime, State
 
 log = logging.getLogger(__name__)

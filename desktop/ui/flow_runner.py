@@ -15,8 +15,8 @@ from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from desktop.flows.progress import Progress
 from desktop.ui.controller import AppController
+from foundation.errors import ModelUnavailable
 from inference.base import Generator, StopFlag
-from inference.errors import ModelUnavailable
 from inference.runtime import State
 
 

@@ -40,7 +40,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from desktop.resources import ensure_sample_vault
 from desktop.ui.app import build_window
-from inference.paths import data_dir
+from foundation.paths import data_dir
 from inference.runtime import State
 vault = ensure_sample_vault(data_dir())
 if extra:  # more notes to index (deterministic texts), so indexing lasts long enough to measure

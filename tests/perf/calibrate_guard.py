@@ -40,7 +40,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop.flows.embedding import load_embedding_model
-from desktop.flows.guard import Activation, Guard, GuardSettings, save_settings, standing_decisions
+from desktop.flows.guard import (
+    Activation,
+    Guard,
+    GuardSettings,
+    save_guard_settings,
+    standing_decisions,
+)
 from desktop.flows.guard.change import statements_of
 from desktop.resources import sample_vault_source
 from desktop.service.hook import summarize
@@ -167,7 +173,7 @@ def judged(
     ]
     by_threshold: dict[str, Any] = {}
     for t in sorted({0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, round(judge.thresholds.guard, 3)}):
-        save_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
+        save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
         guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
         guard.refresh()
         counts = {"contradicts": 0, "related": 0, "unrelated": 0, "superseded": 0}

@@ -16,7 +16,7 @@ from desktop.ui.panels import panels
 from desktop.ui.panels.models import QtModelsPanel
 from desktop.ui.panels.notes import QtNotesPanel
 from desktop.ui.panels.preview import QtPreviewPanel
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.runtime import Runtime, State
 from tests.fakes import ScriptedGenerator
 from tests.ui.conftest import WordEmbedder, fake_runtime

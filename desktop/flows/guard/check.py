@@ -35,7 +35,7 @@ from desktop.flows.guard.switch import Activation, GuardSwitch
 from desktop.flows.guard.verdicts import GuardVerdict, bound_summary, hook_output, too_short
 from desktop.flows.sentences import content_words, is_evidence, split_sentences
 from desktop.vault.index import VaultIndex
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.judge import CONTRADICTION, Judge
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from desktop.flows.guard.constants import NOT_STANDING
 from desktop.vault.index import VaultIndex, sql_filters
 from desktop.vault.layout import state_dir
 from desktop.vault.notes import Note
-from inference import atomic
+from foundation import atomic
 
 EmbedFn = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from desktop.flows.guard.constants import MARKER_MAX_AGE
 from desktop.vault.layout import state_dir
-from inference import atomic
+from foundation import atomic
 
 
 class SessionMarkers:

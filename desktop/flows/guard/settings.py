@@ -13,9 +13,9 @@ from desktop.flows.settings.vault import (
     save_vault_settings,
     vault_settings_path,
 )
-from inference import atomic
-from inference.errors import AntinomyError
-from inference.paths import config_dir
+from foundation import atomic
+from foundation.errors import AntinomyError
+from foundation.paths import config_dir
 
 GuardMode = Literal["warn", "ask"]
 

@@ -15,8 +15,8 @@ from typing import Any
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX, template
 from desktop.flows.hunter.records import Attempt, Pair
 from desktop.flows.sentences import content_words
+from foundation.errors import GenerationError
 from inference.base import GenerationSettings, Generator, Message, StopFlag
-from inference.errors import GenerationError
 from inference.structured import complete_structured
 
 SCHEMA: dict[str, Any] = {

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop.vault.layout import state_dir
-from inference import atomic
-from inference.errors import AntinomyError
+from foundation import atomic
+from foundation.errors import AntinomyError
 
 Mode = Literal["classic", "focus", "whole-vault"]
 MODES: tuple[Mode, ...] = ("classic", "focus", "whole-vault")

@@ -56,8 +56,8 @@ from desktop.flows.progress import ModelMeter, Progress, plural
 from desktop.vault.index import VaultIndex
 from desktop.vault.notes import NoteSkipped, read_note
 from desktop.vault.sentence_vectors import SentenceVectorCache
+from foundation.errors import AntinomyError, ModelUnavailable
 from inference.base import GenerationSettings, Generator, Message, StopFlag
-from inference.errors import AntinomyError, ModelUnavailable
 from inference.judge import CONTRADICTION, Judge
 from inference.structured import complete_structured, object_with_array
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 
 
 class SourceRefused(AntinomyError):

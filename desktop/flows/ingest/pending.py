@@ -23,7 +23,7 @@ from desktop.vault.transactions import (
     plan_from_json,
     plan_to_json,
 )
-from inference import atomic
+from foundation import atomic
 
 
 def pending_path(root: Path, sha256: str) -> Path:

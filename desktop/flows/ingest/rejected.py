@@ -15,7 +15,7 @@ from typing import Any
 from desktop.flows.ingest.compose import PageDraft
 from desktop.flows.ingest.read import SourceText
 from desktop.vault.layout import state_dir
-from inference import atomic
+from foundation import atomic
 
 
 def rejected_dir(root: Path) -> Path:

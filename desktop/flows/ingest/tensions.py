@@ -24,7 +24,7 @@ from desktop.flows.ingest.context import ContextPage
 from desktop.flows.ingest.sentences import Sentence, nearest_sentences
 from desktop.vault.layout import state_dir
 from desktop.vault.transactions import list_history
-from inference import atomic
+from foundation import atomic
 from inference.judge import CONTRADICTION, Judge
 
 #: ``None``: the judge's own calibrated threshold (``Judge.thresholds.contradiction``).

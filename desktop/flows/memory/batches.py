@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from desktop.vault.layout import state_dir
-from inference import atomic
+from foundation import atomic
 
 Role = Literal["user", "assistant"]
 

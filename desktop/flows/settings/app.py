@@ -1,6 +1,6 @@
 """The app-wide settings: one typed object, shared by the desktop app and the command line.
 
-Stored as JSON in ``inference.paths.config_dir() / "settings.json"`` (so
+Stored as JSON in ``foundation.paths.config_dir() / "settings.json"`` (so
 ``ANTINOMY_HOME`` relocates it). Every section is a frozen dataclass that
 checks itself on construction; a value the user can get wrong raises
 :class:`SettingsInvalid` naming the key and the fix. Unknown keys in the file
@@ -26,13 +26,13 @@ from desktop.flows.ingest.source_note import DEFAULT_FOLDER as DEFAULT_SOURCES_F
 from desktop.flows.memory.pages import DEFAULT_FOLDER as DEFAULT_SUBJECTS_FOLDER
 from desktop.flows.review.records import DEFAULT_PRINCIPLES_FOLDER
 from desktop.flows.settings.parse import from_mapping
-from inference import atomic
+from foundation import atomic
+from foundation.errors import AntinomyError
+from foundation.paths import config_dir
 from inference.embedder import EmbedderSettings
-from inference.errors import AntinomyError
 from inference.http_backend import HttpSettings, is_loopback_host
 from inference.http_embedder import HttpEmbedderSettings
 from inference.llama_backend import LlamaSettings
-from inference.paths import config_dir
 from inference.runtime import RuntimeSettings
 
 SETTINGS_FILE = "settings.json"

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from desktop.flows.settings.parse import ErrorFactory, from_mapping
 from desktop.vault.layout import state_dir
-from inference import atomic
+from foundation import atomic
 
 T = TypeVar("T")
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from desktop.flows.model_choice import BUNDLED_NOTE, ServerCheck, check_gguf, check_server
 from desktop.flows.settings import BackendSettings, ModelPaths, Settings, SettingsInvalid
 from desktop.ui.dialogs.settings_dialog import LEAVES_MACHINE_WARNING, confirm_backend
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.registry import ResolvedModel
 
 FILE_TAB, SERVER_TAB = 0, 1

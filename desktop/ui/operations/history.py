@@ -8,7 +8,7 @@ from pathlib import Path
 
 from desktop.ui.controller import AppController
 from desktop.vault.transactions import ApplyResult, undo_operation
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 
 
 def undo(controller: AppController, *, operation_id: str) -> asyncio.Task[ApplyResult] | None:

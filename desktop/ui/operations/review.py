@@ -22,7 +22,7 @@ from desktop.ui.controller import AppController
 from desktop.ui.operations.titles import many_title, operation_title
 from desktop.ui.vault_state import dismissed_on_disk
 from desktop.vault.errors import VaultChanged
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from desktop.ui.panels.guard_hooks import (
     install_hooks,
     uninstall_hooks,
 )
-from inference.errors import AntinomyError
+from foundation.errors import AntinomyError
 from inference.judge import Thresholds
 from inference.registry import default_spec
 

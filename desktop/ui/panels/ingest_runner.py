@@ -14,7 +14,7 @@ from PySide6.QtCore import Signal
 from desktop.flows.ingest import IngestReport, IngestSettings, plan_ingest
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
-from inference.errors import ModelUnavailable
+from foundation.errors import ModelUnavailable
 from inference.judge import Judge
 
 PHASES = ("reading", "planning", "validating", "repairing", "checking", "previewing")
