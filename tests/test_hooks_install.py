@@ -198,3 +198,25 @@ def test_installed_commands_find_a_relocated_home_without_the_environment(
     # No token in the relocated home yet: the client looked there, not in ~/.config.
     assert result.returncode == 0 and result.stdout == ""
     assert f"no endpoint token at {home / 'config' / 'endpoint-token'}" in result.stderr
+
+
+def test_the_command_line_says_the_judges_threshold_as_the_panel_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`guard enable` and `guard status` said "threshold 0.55" (the cosine fallback) while
+    the Guard panel said the judge's calibrated 0.80."""
+    from desktop.cli.main import main
+    from desktop.flows.guard import GuardSettings, judge_threshold
+    from inference.engines import RuntimeSettings
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    assert main(["guard", "enable", "--vault", str(vault)]) == 0
+    assert "warns from judge 0.80 (calibrated); cosine 0.55 without a judge" in (
+        capsys.readouterr().out
+    )
+    assert main(["guard", "status", "--vault", str(vault), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["judge_threshold"] == 0.8 and status["judge_threshold_source"] == "calibrated"
+    own = judge_threshold(GuardSettings(judge_threshold=0.7), RuntimeSettings())
+    assert own == (0.7, "this vault's")

@@ -27,6 +27,8 @@ from desktop.cli.output import print_json
 from desktop.flows.guard import (
     DEFAULT_THRESHOLD,
     GuardSettings,
+    describe_thresholds,
+    judge_threshold,
     load_guard_settings,
     load_projects,
     projects_path,
@@ -34,6 +36,7 @@ from desktop.flows.guard import (
     set_project,
     settings_path,
 )
+from desktop.flows.settings import resolve
 from desktop.service import hook_wire as hook_client
 from desktop.service.hook_install import (
     HooksError,
@@ -204,7 +207,8 @@ def run_guard_enable(args: argparse.Namespace) -> int:
     )
     save_guard_settings(root, settings)
     print(
-        f"guard on for {root}: mode {settings.mode}, threshold {settings.threshold}"
+        f"guard on for {root}: mode {settings.mode}, "
+        f"{describe_thresholds(settings, resolve().runtime)}"
         f"{', principles too' if settings.include_principles else ''}"
     )
     return exits.OK
@@ -228,6 +232,8 @@ def run_guard_disable(args: argparse.Namespace) -> int:
 def run_guard_status(args: argparse.Namespace) -> int:
     root = vault_path(args)
     settings = load_guard_settings(root)
+    runtime = resolve().runtime
+    judged, whose = judge_threshold(settings, runtime)
     projects = load_projects()
     report = {
         "vault": str(root),
@@ -235,6 +241,8 @@ def run_guard_status(args: argparse.Namespace) -> int:
         "enabled": settings.enabled,
         "mode": settings.mode,
         "threshold": settings.threshold,
+        "judge_threshold": judged,
+        "judge_threshold_source": whose,
         "include_principles": settings.include_principles,
         "projects": {k: {"enabled": p.enabled, "mode": p.mode} for k, p in projects.items()},
     }
@@ -243,7 +251,8 @@ def run_guard_status(args: argparse.Namespace) -> int:
         return exits.OK
     print(
         f"vault {root}: guard {'on' if settings.enabled else 'off'}, mode {settings.mode}, "
-        f"threshold {settings.threshold}{', principles too' if settings.include_principles else ''}"
+        f"{describe_thresholds(settings, runtime)}"
+        f"{', principles too' if settings.include_principles else ''}"
     )
     for path, p in sorted(projects.items()):
         mode = f", mode {p.mode}" if p.mode else ""

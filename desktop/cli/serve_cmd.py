@@ -11,7 +11,7 @@ from desktop.cli import exits
 from desktop.cli.common import add_vault_option, set_handler, vault_path
 from desktop.cli.model_options import add_model_options, runtime_settings
 from desktop.cli.output import progress
-from desktop.flows.guard import load_guard_settings
+from desktop.flows.guard import describe_thresholds, load_guard_settings
 from desktop.service.heap import return_freed_heap
 from desktop.service.security import load_or_create_token, token_path
 from desktop.service.server import DEFAULT_PORT, start_endpoint
@@ -73,7 +73,10 @@ def run_serve(args: argparse.Namespace) -> int:
             progress("  embeddings open without the token (loopback only); the rest needs it")
         guard = load_guard_settings(root)
         state = "on" if guard.enabled else "off (turn on: antinomy guard enable)"
-        progress(f"  guard for this vault: {state}; mode {guard.mode}, threshold {guard.threshold}")
+        progress(
+            f"  guard for this vault: {state}; mode {guard.mode}, "
+            f"{describe_thresholds(guard, runtime.settings)}"
+        )
         runtime.wait_ready()
         return_freed_heap()
         progress(f"  models ready in {runtime.ready_seconds or 0:.2f} s; Ctrl-C stops")

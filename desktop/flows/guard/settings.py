@@ -16,6 +16,9 @@ from desktop.flows.settings.vault import (
 from foundation import atomic
 from foundation.errors import AntinomyError
 from foundation.paths import config_dir
+from inference.engines import RuntimeSettings, guard_judge_spec
+from inference.judge import Thresholds
+from inference.registry import default_spec
 
 GuardMode = Literal["warn", "ask"]
 
@@ -127,3 +130,26 @@ def project_for(cwd: str, projects: dict[str, ProjectSetting]) -> ProjectSetting
 
 def _write_json(path: Path, data: Any) -> None:
     atomic.write_json(path, data)
+
+
+def judge_threshold(settings: GuardSettings, runtime: RuntimeSettings) -> tuple[float | None, str]:
+    """The judge probability the guard warns from, and whose it is: this vault's
+    ``judge_threshold``, else the calibrated one of the judge the guard decides with (None
+    for a judge file of the user's own: its manifest entry, if any, says)."""
+    if settings.judge_threshold is not None:
+        return settings.judge_threshold, "this vault's"
+    if runtime.judge_path is not None:
+        return None, "the judge file's own"
+    try:
+        spec = guard_judge_spec(runtime) or default_spec("judge")
+    except AntinomyError:
+        return None, "no judge"
+    return Thresholds.from_mapping(spec.extra.get("thresholds")).guard, "calibrated"
+
+
+def describe_thresholds(settings: GuardSettings, runtime: RuntimeSettings) -> str:
+    """One phrase for the command line: the judge's threshold first, the cosine fallback
+    after it (the Guard panel says the same)."""
+    value, whose = judge_threshold(settings, runtime)
+    judge = f"judge {value:.2f} ({whose})" if value is not None else f"judge: {whose}"
+    return f"warns from {judge}; cosine {settings.threshold:.2f} without a judge"
