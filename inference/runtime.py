@@ -60,7 +60,8 @@ ENGINES: tuple[EngineName, ...] = tuple(BACKENDS)
 #: Nice value of the embedder's and the judge's own workers once their engine is up: the
 #: bulk work they run (indexing, a scan's sentence pairs, the guard's decisions) yields
 #: the CPU to generation and to the urgent lane (a guard check, a search query), which
-#: keep the process's priority. Measured with bench_load.py (README "Speed under load").
+#: keep the process's priority. Measured with bench_load.py (docs/benchmarks.md, "Bulk work
+#: yields").
 BULK_NICE = 10
 
 

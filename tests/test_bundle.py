@@ -216,7 +216,7 @@ def test_the_window_opens_and_serves_on_qts_offscreen_platform(
 
 
 def test_zz_record(bundle: Path) -> None:
-    """Writes what was measured beside the build (and prints it), for the README."""
+    """Writes what was measured beside the build (and prints it), for docs/benchmarks.md."""
     RECORD["loadavg"] = [round(x, 1) for x in os.getloadavg()]
     (BUILD_DIR / "bundle-check.json").write_text(json.dumps(RECORD, indent=1) + "\n")
     print(json.dumps(RECORD))

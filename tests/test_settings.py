@@ -151,7 +151,8 @@ def test_llm_threads_override_reaches_the_runtime() -> None:
 
 
 def test_the_embedder_precision_reaches_the_runtime() -> None:
-    assert Settings().runtime_settings().embedder.int8  # int8 by default (README "Precision")
+    # int8 by default (docs/benchmarks.md, "Precision")
+    assert Settings().runtime_settings().embedder.int8
     fp32 = settings_from_dict({"performance": {"embedder_int8": False}})
     assert not fp32.runtime_settings().embedder.int8
     with pytest.raises(SettingsInvalid, match=r"performance.embedder_int8 has the wrong type"):

@@ -198,7 +198,8 @@ class PerformanceSettings:
     llm_threads: int = 0
     #: The embedder runs its real-int8 copy (inference/int8.py) for notes, search, scans and
     #: the guard: 1.8× faster to index, within a point of fp32 on 144 labelled queries
-    #: (README "Precision"). False: fp32 everywhere (the index then re-embeds every note).
+    #: (docs/benchmarks.md, "Precision"). False: fp32 everywhere (the index then re-embeds
+    #: every note).
     embedder_int8: bool = True
 
     def __post_init__(self) -> None:
