@@ -103,7 +103,44 @@ class QtGuardPanel(QWidget):
         self._settings_request = 0
         self.settings: GuardSettings | None = None
 
-        # -- endpoint
+        endpoint_box = self._build_endpoint_box()
+        guard_box = self._build_guard_box()
+        hooks_box = self._build_hooks_box()
+        log_box = self._build_log_box()
+
+        # The central tab is narrow beside the Notes and Preview docks: settings in a row
+        # above, the log full width below.
+        top = QHBoxLayout()
+        top.addWidget(endpoint_box, 1)
+        top.addWidget(guard_box, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(hooks_box)
+        layout.addWidget(log_box, 1)
+
+        self.endpoint.sig_endpoint_changed.connect(self.show_endpoint)
+        self.endpoint.sig_guard_checked.connect(self.add_check)
+        self._c.sig_vault_opened.connect(self._vault_opened)
+        self._c.sig_runtime_changed.connect(self._show_judge_help)
+        # Timers are children: they die with the panel (a bare singleShot would call a
+        # deleted widget after the window closed).
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(1500)  # the guard re-reads the decisions meanwhile
+        self._later.timeout.connect(self.show_endpoint)
+        self._c.sig_index_updated.connect(lambda _r: self._later.start())
+        self._copied = QTimer(self)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(1500)
+        self._copied.timeout.connect(lambda: self.copy_token_button.setText("Copy token"))
+        self._set_guard_editors_enabled(False)
+        self.show_endpoint()
+        for record in self.endpoint.guard_log.records():
+            self.add_check(record)
+        self.load_guard_settings()
+
+    def _build_endpoint_box(self) -> QGroupBox:
+        """The endpoint: its state, the token file, Copy token, Start and Stop."""
         self.endpoint_state = QLabel()
         self.endpoint_state.setWordWrap(True)
         self.endpoint_state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -128,8 +165,10 @@ class QtGuardPanel(QWidget):
         eb.addWidget(self.endpoint_state)
         eb.addWidget(self.token_label)
         eb.addLayout(endpoint_buttons)
+        return endpoint_box
 
-        # -- guard settings of the vault
+    def _build_guard_box(self) -> QGroupBox:
+        """This vault's guard settings, saved as they are edited."""
         self.enabled = QCheckBox("Guard on for this vault")
         self.enabled.setToolTip(
             "Check agent tool calls against the vault's standing decisions (off by default)"
@@ -176,8 +215,10 @@ class QtGuardPanel(QWidget):
         self.threshold.valueChanged.connect(self._edited)
         self.judge_threshold.valueChanged.connect(self._edited)
         self.principles.toggled.connect(self._edited)
+        return guard_box
 
-        # -- hooks for a project folder
+    def _build_hooks_box(self) -> QGroupBox:
+        """Agent hooks for a project folder: install, uninstall, what is there."""
         self.project = QLineEdit()
         self.project.setPlaceholderText("A project folder where Claude Code or Codex works")
         self.project.editingFinished.connect(self.show_hooks_status)
@@ -216,8 +257,10 @@ class QtGuardPanel(QWidget):
         hb.addLayout(folder_row)
         hb.addLayout(hook_buttons)
         hb.addWidget(self.hooks_text)
+        return hooks_box
 
-        # -- live log
+    def _build_log_box(self) -> QGroupBox:
+        """The guard checks, live."""
         self.log = QTreeWidget()
         self.log.setHeaderLabels(LOG_COLUMNS)
         self.log.setRootIsDecorated(False)
@@ -234,37 +277,7 @@ class QtGuardPanel(QWidget):
         lb = QVBoxLayout(log_box)
         lb.addWidget(self.log, 1)
         lb.addLayout(log_row)
-
-        # The central tab is narrow beside the Notes and Preview docks: settings in a row
-        # above, the log full width below.
-        top = QHBoxLayout()
-        top.addWidget(endpoint_box, 1)
-        top.addWidget(guard_box, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(hooks_box)
-        layout.addWidget(log_box, 1)
-
-        self.endpoint.sig_endpoint_changed.connect(self.show_endpoint)
-        self.endpoint.sig_guard_checked.connect(self.add_check)
-        self._c.sig_vault_opened.connect(self._vault_opened)
-        self._c.sig_runtime_changed.connect(self._show_judge_help)
-        # Timers are children: they die with the panel (a bare singleShot would call a
-        # deleted widget after the window closed).
-        self._later = QTimer(self)
-        self._later.setSingleShot(True)
-        self._later.setInterval(1500)  # the guard re-reads the decisions meanwhile
-        self._later.timeout.connect(self.show_endpoint)
-        self._c.sig_index_updated.connect(lambda _r: self._later.start())
-        self._copied = QTimer(self)
-        self._copied.setSingleShot(True)
-        self._copied.setInterval(1500)
-        self._copied.timeout.connect(lambda: self.copy_token_button.setText("Copy token"))
-        self._set_guard_editors_enabled(False)
-        self.show_endpoint()
-        for record in self.endpoint.guard_log.records():
-            self.add_check(record)
-        self.load_guard_settings()
+        return log_box
 
     # ------------------------------------------------------------------ endpoint
 
