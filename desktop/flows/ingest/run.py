@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from desktop.flows.ingest import prompt as prompts
 from desktop.flows.ingest.compose import Composed, DroppedContradiction, PageDraft, compose_plan
-from desktop.flows.ingest.context import LeftOut, select_context
+from desktop.flows.ingest.context import Context, LeftOut, select_context
 from desktop.flows.ingest.names import offered_names, tidy_name, word_keys
 from desktop.flows.ingest.read import MAX_SOURCE_BYTES, SourceText, headings, read_source
 from desktop.flows.ingest.rejected import save_rejected_plan
@@ -196,6 +196,22 @@ class _Attempt:
     raw: str
 
 
+@dataclass(frozen=True)
+class _Prompt:
+    """What the model is shown: the key sentences, the related pages, the names offered."""
+
+    all_sentences: list[Sentence]
+    sentences: list[Sentence]
+    source_words: frozenset[str]
+    names: list[str]
+    page_title: str
+    context: Context
+    messages: list[Message]
+    prompt_tokens: int
+    budget: int
+    info: ContextInfo
+
+
 def plan_ingest(
     vault: str | Path,
     source_path: str | Path,
@@ -207,6 +223,8 @@ def plan_ingest(
     stop: StopFlag | None = None,
     progress: PhaseProgress | None = None,
 ) -> IngestReport:
+    """Read a source, ask the model for a plan (one repair at most), validate it and check
+    its claims and contradictions: a previewed plan to approve, or the reason there is none."""
     root = vault_root(vault)
     s = settings or IngestSettings()
     say = progress or (lambda phase, detail: None)
@@ -232,6 +250,67 @@ def plan_ingest(
     if _stopped(stop):
         return _stopped_report(info, ingest_id)
     say("planning", "choosing key sentences and related pages")
+    prompt = _build_prompt(root, source, note, engine=engine, index=index, s=s)
+    support = SourceSupport(
+        prompt.all_sentences, text=source.text, judge=judge, threshold=s.entailment
+    )
+    asked = _ask(root, note, prompt, engine=engine, support=support, s=s, stop=stop, say=say)
+    if asked is None:
+        return _stopped_report(info, ingest_id)
+    first, final, calls = asked
+    common = dict(
+        source=info,
+        ingest_id=ingest_id,
+        source_note=note.path,
+        replaces_version=earlier.path if earlier else "",
+        context=prompt.info,
+        errors_first=tuple(first.errors),
+        errors_after_repair=tuple(final.errors) if final is not first else (),
+        repaired=final is not first and not final.errors,
+        model_calls=sum(len(r.completions) for r in calls),
+        tokens_in=sum(r.tokens_in for r in calls),
+        tokens_out=sum(r.tokens_out for r in calls),
+        seconds_read=source.seconds,
+    )
+    if final.errors or final.composed is None:
+        path = save_rejected_plan(
+            root,
+            ingest_id=ingest_id,
+            source=source,
+            errors_first=first.errors,
+            errors_after_repair=final.errors if final is not first else [],
+            raw_answers=[a for r in calls for a in r.raw_answers],
+            pages=[_note_draft(note), *(final.composed.pages if final.composed else ())],
+            model=engine.model_name,
+        )
+        return IngestReport(
+            "rejected",
+            f"The model's plan failed validation, even after one repair: {final.errors[0]} "
+            f"({len(final.errors)} problem(s)). The plan and its errors are saved in {path}.",
+            rejected_path=str(path),
+            seconds_plan=round(time.perf_counter() - started, 3),
+            **common,  # type: ignore[arg-type]
+        )
+    seconds_plan = round(time.perf_counter() - started, 3)
+    if _stopped(stop):
+        return _stopped_report(info, ingest_id)
+    return _planned(
+        root, source, note, final.composed, prompt, judge=judge, support=support, s=s,
+        say=say, seconds_plan=seconds_plan, common=common,
+    )  # fmt: skip
+
+
+def _build_prompt(
+    root: Path,
+    source: SourceText,
+    note: SourceNote,
+    *,
+    engine: Generator,
+    index: VaultIndex | None,
+    s: IngestSettings,
+) -> _Prompt:
+    """The key sentences, the names the model may give pages, and the related pages that fit
+    the context window beside them."""
     all_sentences = split_sentences(source.text)
     budget = engine.context_length - s.max_output_tokens - MARGIN_TOKENS
     sentences = _fit_sentences(engine, key_sentences(all_sentences, s.key_sentences), budget // 2)
@@ -262,7 +341,7 @@ def plan_ingest(
         source_title=source.title, sentences=sentences, pages=context.shown, names=names
     )
     prompt_tokens = sum(engine.count_tokens(m.content) for m in messages)
-    ctx_info = ContextInfo(
+    info = ContextInfo(
         sentences_total=len(all_sentences),
         sentences_sent=len(sentences),
         sentences_not_claims=sum(1 for x in all_sentences if x.not_a_claim() is not None),
@@ -272,16 +351,34 @@ def plan_ingest(
         prompt_tokens=prompt_tokens,
         context_window=engine.context_length,
     )
+    return _Prompt(
+        all_sentences, sentences, source_words, names, page_title, context, messages,
+        prompt_tokens, budget, info,
+    )  # fmt: skip
+
+
+def _ask(
+    root: Path,
+    note: SourceNote,
+    prompt: _Prompt,
+    *,
+    engine: Generator,
+    support: SourceSupport,
+    s: IngestSettings,
+    stop: StopFlag | None,
+    say: PhaseProgress,
+) -> tuple[_Attempt, _Attempt, list[StructuredResult]] | None:
+    """The model's plan, validated; once more with the errors when it fails (first attempt,
+    final attempt, every call). None when stopped."""
     schema = prompts.plan_schema(
-        claims=len(sentences),
+        claims=len(prompt.sentences),
         max_pages=s.max_pages,
         max_contradictions=s.max_contradictions,
-        pages=[p.name for p in context.shown],
-        names=names,
+        pages=[p.name for p in prompt.context.shown],
+        names=prompt.names,
     )
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []
-    support = SourceSupport(all_sentences, text=source.text, judge=judge, threshold=s.entailment)
 
     def attempt(msgs: list[Message], settings: GenerationSettings) -> _Attempt | None:
         result = complete_structured(
@@ -297,89 +394,67 @@ def plan_ingest(
         say("validating", "checking pages, paths, frontmatter and citations")
         composed = compose_plan(
             result.value,
-            sentences=sentences,
-            context=context,
+            sentences=prompt.sentences,
+            context=prompt.context,
             source=note,
-            default_title=page_title,
+            default_title=prompt.page_title,
             pages_folder=s.pages_folder,
             check=support.check,
-            source_words=source_words,
+            source_words=prompt.source_words,
         )
         errors = list(composed.errors) + validate_pages(
             root, [_note_draft(note), *composed.pages], source=note, max_shrink=s.max_shrink
         )
         return _Attempt(composed, errors, raw)
 
-    first = attempt(messages, gen)
+    first = attempt(prompt.messages, gen)
     if first is None:
-        return _stopped_report(info, ingest_id)
-    final = first
-    repaired = False
-    if first.errors:
-        say("repairing", f"{len(first.errors)} problem(s); asking the model once more")
-        spare_chars = max(0, (budget - prompt_tokens - 200) * 3)
-        second = attempt(
-            prompts.repair_messages(
-                messages, previous=first.raw, errors=first.errors, max_chars=spare_chars
-            ),
-            # Greedy decoding would give a small model's refused answer back word for word.
-            replace(gen, temperature=s.repair_temperature),
-        )
-        if second is None:
-            return _stopped_report(info, ingest_id)
-        final = second
-        repaired = not second.errors
-    common = dict(
-        source=info,
-        ingest_id=ingest_id,
-        source_note=note.path,
-        replaces_version=earlier.path if earlier else "",
-        context=ctx_info,
-        errors_first=tuple(first.errors),
-        errors_after_repair=tuple(final.errors) if final is not first else (),
-        repaired=repaired,
-        model_calls=sum(len(r.completions) for r in calls),
-        tokens_in=sum(r.tokens_in for r in calls),
-        tokens_out=sum(r.tokens_out for r in calls),
-        seconds_read=source.seconds,
+        return None
+    if not first.errors:
+        return first, first, calls
+    say("repairing", f"{len(first.errors)} problem(s); asking the model once more")
+    spare_chars = max(0, (prompt.budget - prompt.prompt_tokens - 200) * 3)
+    second = attempt(
+        prompts.repair_messages(
+            prompt.messages, previous=first.raw, errors=first.errors, max_chars=spare_chars
+        ),
+        # Greedy decoding would give a small model's refused answer back word for word.
+        replace(gen, temperature=s.repair_temperature),
     )
-    if final.errors or final.composed is None:
-        path = save_rejected_plan(
-            root,
-            ingest_id=ingest_id,
-            source=source,
-            errors_first=first.errors,
-            errors_after_repair=final.errors if final is not first else [],
-            raw_answers=[a for r in calls for a in r.raw_answers],
-            pages=[_note_draft(note), *(final.composed.pages if final.composed else ())],
-            model=engine.model_name,
-        )
-        return IngestReport(
-            "rejected",
-            f"The model's plan failed validation, even after one repair: {final.errors[0]} "
-            f"({len(final.errors)} problem(s)). The plan and its errors are saved in {path}.",
-            rejected_path=str(path),
-            seconds_plan=round(time.perf_counter() - started, 3),
-            **common,  # type: ignore[arg-type]
-        )
-    composed = final.composed
-    seconds_plan = round(time.perf_counter() - started, 3)
-    if _stopped(stop):
-        return _stopped_report(info, ingest_id)
+    if second is None:
+        return None
+    return first, second, calls
+
+
+def _planned(
+    root: Path,
+    source: SourceText,
+    note: SourceNote,
+    composed: Composed,
+    prompt: _Prompt,
+    *,
+    judge: Judge | None,
+    support: SourceSupport,
+    s: IngestSettings,
+    say: PhaseProgress,
+    seconds_plan: float,
+    common: dict[str, Any],
+) -> IngestReport:
+    """The judge's check of the claimed contradictions, and the previewed plan."""
     say("checking", "the judge re-checks contradictions")
     judged_at = time.perf_counter()
     outcome = check_contradictions(
         judge,
         claimed=composed.contradictions,
-        claims=sentences,
-        pages=context.pages,
+        claims=prompt.sentences,
+        pages=prompt.context.pages,
         source_note=note.name,
         threshold=s.threshold,
     )
     seconds_judge = round(time.perf_counter() - judged_at + support.seconds, 3)
     say("previewing", "building the per-file diff")
     plan = Plan(
-        ingest_id,
+        common["ingest_id"],
         "ingest",
         _summary(source, composed.pages),
         (
@@ -415,7 +490,7 @@ def plan_ingest(
         seconds_judge=seconds_judge,
         plan=plan,
         preview=preview,
-        **common,  # type: ignore[arg-type]
+        **common,
     )
 
 
