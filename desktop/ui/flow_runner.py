@@ -9,7 +9,9 @@ is dropped), the stop flag and the throttled progress (at most one repaint per
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
 
@@ -18,6 +20,8 @@ from desktop.ui.controller import AppController
 from foundation.errors import ModelUnavailable
 from inference.base import Generator, StopFlag
 from inference.runtime import State
+
+T = TypeVar("T")
 
 
 class FlowRunner(QObject):
@@ -80,6 +84,37 @@ class FlowRunner(QObject):
     def _finished(self) -> None:
         self.running = False
         self._timer.stop()
+
+    def run(
+        self,
+        work: Callable[[], T],
+        *,
+        request: int,
+        on_done: Callable[[T], None],
+        what: str,
+        describe: Callable[[BaseException], str] = lambda exc: str(exc) or type(exc).__name__,
+        report_stopped: bool = False,
+    ) -> None:
+        """Run ``work`` on this runner's worker, then ``on_done(result)`` on the GUI thread —
+        unless Stop or a newer run came first (with ``report_stopped``, a stopped run is
+        still reported while no newer one is on screen: what it wrote stays written). A
+        failure is said through the failed signal (``describe``), never raised."""
+
+        async def go() -> None:
+            try:
+                result = await self._c.run_in(self.pool, work)
+            except Exception as exc:
+                if request == self.request:
+                    self.running = False
+                    self._emit_failed(describe(exc))
+                return
+            if request == self.request:
+                self._finished()
+            elif not report_stopped or self.running:
+                return  # stopped, or a newer run is on screen
+            on_done(result)
+
+        self._c.spawn(go(), what=what)
 
     def stop(self) -> None:
         """Stop now: the work ends at its next token; the GUI is idle at once."""

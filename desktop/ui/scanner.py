@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 
 from desktop.flows.hunter import Mode, ScanRun, scan
+from desktop.flows.settings import resolve
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
 
@@ -49,7 +50,7 @@ class ScanRunner(FlowRunner):
             self.sig_scan_failed.emit("The vault is still being indexed — try again in a moment.")
             return
         request, stop, progress = self._begin()
-        settings = self._c.settings.scan_settings()
+        settings = resolve(saved=self._c.settings).scan
         self.sig_scan_started.emit(mode)
 
         def work() -> ScanRun:
@@ -64,17 +65,10 @@ class ScanRunner(FlowRunner):
                 progress=progress,
             )
 
-        async def go() -> None:
-            try:
-                run = await self._c.run_in(self.pool, work)
-            except Exception as exc:
-                if request == self.request:
-                    self.running = False
-                    self.sig_scan_failed.emit(str(exc))
-                return
-            if request != self.request:
-                return  # stopped or replaced: the GUI has moved on
-            self._finished()
-            self.sig_scan_finished.emit(run)
-
-        self._c.spawn(go(), what="Running the scan")
+        self.run(
+            work,
+            request=request,
+            on_done=self.sig_scan_finished.emit,
+            what="Running the scan",
+            describe=str,
+        )

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 
 from desktop.flows.ingest import IngestReport, IngestSettings, plan_ingest
+from desktop.flows.settings import resolve
 from desktop.ui.controller import AppController
 from desktop.ui.flow_runner import FlowRunner
 from foundation.errors import ModelUnavailable
@@ -59,7 +60,7 @@ class IngestRunner(FlowRunner):
             return
         judge = self.judge()
         index = self._c.index
-        folders = self._c.settings.folders
+        folders = resolve(saved=self._c.settings).folders
         settings = IngestSettings(sources_folder=folders.sources, pages_folder=folders.subjects)
         request, stop, progress = self._begin()
         self.sig_ingest_started.emit(str(source))
@@ -80,17 +81,9 @@ class IngestRunner(FlowRunner):
                 progress=phase,
             )
 
-        async def go() -> None:
-            try:
-                report = await self._c.run_in(self.pool, work, root)
-            except Exception as exc:
-                if request == self.request:
-                    self.running = False
-                    self.sig_ingest_failed.emit(str(exc) or type(exc).__name__)
-                return
-            if request != self.request:
-                return  # stopped, or a newer plan is on screen
-            self._finished()
-            self.sig_ingest_finished.emit(report)
-
-        self._c.spawn(go(), what="Planning an ingest")
+        self.run(
+            lambda: work(root),
+            request=request,
+            on_done=self.sig_ingest_finished.emit,
+            what="Planning an ingest",
+        )

@@ -69,21 +69,17 @@ class ConsolidationRunner(FlowRunner):
                 settings=settings,
             )
 
-        async def go() -> None:
-            try:
-                report = await self._c.run_in(self.pool, work, root)
-            except Exception as exc:
-                if request == self.request:
-                    self.running = False
-                    self.sig_consolidation_failed.emit(f"{type(exc).__name__}: {exc}")
-                return
-            if request == self.request:
-                self._finished()
-            elif self.running:
-                return  # a newer run is on screen
+        def done(report: Report) -> None:
             if report.operations:
                 self._c.sig_history_changed.emit()
                 self._c.notes_changed(report.pages)
             self.sig_consolidation_finished.emit(report)
 
-        self._c.spawn(go(), what="Consolidating memory")
+        self.run(
+            lambda: work(root),
+            request=request,
+            on_done=done,
+            what="Consolidating memory",
+            describe=lambda exc: f"{type(exc).__name__}: {exc}",
+            report_stopped=True,  # what a stopped consolidation wrote stays written
+        )
