@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 NO_DISPLAY = (
     "antinomy: no display found (DISPLAY/WAYLAND_DISPLAY unset), so the window cannot open — "
@@ -30,9 +31,8 @@ def has_display() -> bool:
 
 def headless_command() -> list[str]:
     """The CLI command run instead of the window: a whole-vault scan if the CLI has it, else
-    an index. Whole vault, not classic: on the sample vault it shows 3 of the 12 known
-    contradictions in 13 s, where classic (the 20 newest notes, the model proposing pairs)
-    showed none, and one false pair, in 40 s."""
+    an index. Whole vault, not classic: it judges every note against its neighbours, where
+    classic reads only the 20 newest notes and asks the model for pairs too (slower)."""
     from desktop.cli.main import build_parser
 
     parser = build_parser()
@@ -40,9 +40,22 @@ def headless_command() -> list[str]:
     return ["scan", "--whole-vault"] if "scan" in (choices or {}) else ["index"]
 
 
+def window_vault(args: Sequence[str]) -> tuple[bool, str | None]:
+    """Whether ``args`` ask for the window (none, or only ``--vault DIR``), and the vault it
+    opens: ``--vault``, else ``$ANTINOMY_VAULT``, else None (the last one, or the sample)."""
+    if not args:
+        return True, os.environ.get("ANTINOMY_VAULT") or None
+    if len(args) == 2 and args[0] == "--vault":
+        return True, args[1]
+    if len(args) == 1 and args[0].startswith("--vault="):
+        return True, args[0].split("=", 1)[1]
+    return False, None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args:
+    window, vault = window_vault(args)
+    if not window:
         from desktop.cli.main import main as cli_main
 
         return cli_main(args)
@@ -50,7 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(NO_DISPLAY, file=sys.stderr)
         from desktop.cli.main import main as cli_main
 
-        return cli_main(headless_command())
+        return cli_main(headless_command() + (["--vault", vault] if vault else []))
+    if vault is not None and not Path(vault).expanduser().is_dir():
+        print(f"antinomy: no vault folder at {vault}.", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     from desktop.cli.exits import UNAVAILABLE
     from desktop.cli.gui_check import check_gui
@@ -63,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from desktop.ui import app
 
     app.LAUNCHED_AT = started
-    return app.run_app()
+    return app.run_app(vault=Path(vault).expanduser().resolve() if vault else None)
 
 
 if __name__ == "__main__":
