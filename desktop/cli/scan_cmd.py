@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import textwrap
+from pathlib import Path
+from typing import TextIO
 
 from desktop.cli import exits
 from desktop.cli.common import (
@@ -18,8 +21,9 @@ from desktop.cli.common import (
     vault_path,
 )
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, dropped_phrase, scan
+from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.flows.hunter.records import HIDDEN_REASONS, load_last_run
 from desktop.flows.judging import NOT_EVIDENCE_WORDS
 from inference.base import Generator
 from inference.engines import RuntimeSettings, open_generator, open_judge
@@ -62,6 +66,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
+    p.add_argument(
+        "--show-hidden",
+        action="store_true",
+        help="no new scan: show the last scan of this vault with the pairs your decisions "
+        "hide (its calibration, or frames dismissed “all like this”) and why",
+    )
     add_embedder_backend_options(p)
     set_handler(p, run_scan)
 
@@ -83,6 +93,8 @@ def _load_judge(runtime: RuntimeSettings) -> Judge:
 
 
 def run_scan(args: argparse.Namespace) -> int:
+    if args.show_hidden:
+        return show_hidden(args)
     mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
     if args.cap is not None and mode != "classic":
         # Refused rather than silently ignored: the cap only picks a classic scan's notes.
@@ -132,7 +144,7 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(run.to_json() | {"debug_note": debug_note, "vault": str(index.root)})
     else:
-        print_run(run, debug_note=debug_note)
+        print_run(run, debug_note=debug_note, vault=index.root)
     if run.status == "format_failure":
         return exits.DATA_ERROR
     if run.status == "stopped":
@@ -142,7 +154,68 @@ def run_scan(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
+def show_hidden(args: argparse.Namespace) -> int:
+    """The last scan with its hidden pairs (no models loaded)."""
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in ("focus", "whole_vault", "cap", "body_chars", "max_pairs", "llm", "judge")
+        if getattr(args, name)
+    ]
+    if given:
+        raise UsageError(
+            f"--show-hidden shows the last scan as it was and runs none: drop {', '.join(given)}."
+        )
+    root = vault_path(args)
+    run = load_last_run(root)
+    if run is None:
+        raise UsageError(
+            f"No completed scan of {root} is kept yet — run `antinomy scan` first (the hidden "
+            "pairs are those a scan's learning hid)."
+        )
+    if args.json:
+        print_json(run.to_json() | {"vault": str(root)})
+    else:
+        print_run(run, vault=root, hidden=True)
+    return exits.OK
+
+
+def print_learning(run: ScanRun, vault: Path | None, *, hidden: bool) -> None:
+    """What the user's decisions changed, in one line (and where the hidden pairs are)."""
+    report = run.learning
+    if report.error:
+        print(f"⚠ learning: {report.error}", file=sys.stdout)
+    if not report.message:
+        return
+    line = f"learned from your decisions: {report.message}"
+    if run.hidden and not hidden:
+        command = ["antinomy", "scan", "--show-hidden"]
+        if vault is not None:
+            command += ["--vault", str(vault)]
+        line += f" — show them: {shlex.join(command)}"
+    print(line, file=sys.stdout)
+
+
+def print_pair(i: int, pair: Pair, out: TextIO) -> None:
+    badge = _BADGE.get(pair.confidence, "MED ")
+    mark = "*" if pair.confidence_defaulted else " "
+    p = f" {pair.probability:.2f}" if pair.probability is not None else ""
+    print(f"{i:>2}. [{badge}{p}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
+    for line in textwrap.wrap(pair.description, 88):
+        print(f"      {line}", file=out)
+    print(f"      A: “{pair.quote_a}”", file=out)
+    print(f"      B: “{pair.quote_b}”", file=out)
+    if pair.hidden_because:
+        why = HIDDEN_REASONS.get(pair.hidden_because, pair.hidden_because)
+        print(f"      hidden: {why}", file=out)
+
+
+def print_run(
+    run: ScanRun,
+    *,
+    debug_note: str | None = None,
+    vault: Path | None = None,
+    hidden: bool = False,
+) -> None:
     out = sys.stdout
     print(run.summary(), file=out)
     if run.excluded:
@@ -164,6 +237,7 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
             ),
             file=out,
         )
+    print_learning(run, vault, hidden=hidden)
     if run.not_evidence:
         parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
         print("not read as claims: " + ", ".join(parts), file=out)
@@ -191,14 +265,15 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
     if not run.pairs and run.status == "ok":
         print("No contradiction found in this run (that is not proof that none exist).", file=out)
     for i, pair in enumerate(run.pairs, 1):
-        badge = _BADGE.get(pair.confidence, "MED ")
-        mark = "*" if pair.confidence_defaulted else " "
-        p = f" {pair.probability:.2f}" if pair.probability is not None else ""
-        print(f"{i:>2}. [{badge}{p}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
-        for line in textwrap.wrap(pair.description, 88):
-            print(f"      {line}", file=out)
-        print(f"      A: “{pair.quote_a}”", file=out)
-        print(f"      B: “{pair.quote_b}”", file=out)
+        print_pair(i, pair, out)
+    if hidden:
+        print("", file=out)
+        if not run.hidden:
+            print("Your decisions hid no pair in this scan.", file=out)
+        else:
+            print(f"Hidden by what your decisions taught this vault ({len(run.hidden)}):", file=out)
+        for i, pair in enumerate(run.hidden, len(run.pairs) + 1):
+            print_pair(i, pair, out)
     if run.description_failures:
         print(
             f"  the model could not describe {run.description_failures} "
