@@ -130,7 +130,7 @@ def print_learned(root: Path, learned: Learned, *, rebuilt: bool) -> None:
 def _calibration(cal: dict[str, object]) -> str:
     status = str(cal.get("status", ""))
     used = cal.get("used", 0)
-    if status in ("vault", "cut"):
+    if status in ("vault", "held"):
         moved = cal.get("weights_moved") or {}
         weights = ", ".join(f"{k} {v:+.2f}" for k, v in dict(moved).items())  # type: ignore[call-overload]
         text = (
@@ -139,7 +139,7 @@ def _calibration(cal: dict[str, object]) -> str:
         )
         if weights:
             text += f"; weights moved: {weights}"
-        if status == "cut":
+        if status == "held":
             text += f" ({cal.get('reason')})"
         return text
     if status == "too few":

@@ -15,7 +15,11 @@ decides anything, two checks:
 * cross-validation on the decisions themselves: fitted without each fold, the update must
   err on no more of that fold's decisions than the prior does, else it is refused;
 * no pair the user confirmed (elevated, resolved, defeated) that the prior shows may be
-  hidden: the update is cut (half, a quarter…) until none is, or refused.
+  hidden: where the fit would, the vault's threshold is held at the lowest of them.
+
+The vault's calibration only ever hides: every decision it learns from is about a pair the
+prior showed, so nothing says what lies below the prior's threshold, and a pair the prior
+does not show stays hidden (:meth:`Calibration.shows`).
 
 Pure computation (NumPy), no I/O; any thread.
 """
@@ -34,26 +38,29 @@ from desktop.flows.judging import FEATURES
 from inference.judge import Thresholds
 from inference.note_model import NoteModel
 
-Status = Literal["shipped", "too few", "vault", "cut", "refused"]
+Status = Literal["shipped", "too few", "vault", "held", "refused"]
 
 
 @dataclass(frozen=True)
 class LearningSettings:
     #: Decisions (with features) before the vault's calibration is fitted at all.
-    min_decisions: int = 5
+    min_decisions: int = 7
     #: Prior precision on the weights and on the bias (in the prior's standardised units):
     #: how many decisions it takes to move them.
     weight_prior: float = 8.0
     bias_prior: float = 2.0
     #: Folds of the cross-validation on the decisions (fewer decisions: one per fold).
     folds: int = 5
+    #: The scan is trusted to be right about ``trust`` of the pairs it shows: the vault's
+    #: calibration is fitted only when the decisions make that unlikely (a binomial test
+    #: at ``alpha``: with nothing but dismissals, 7 are enough; with one confirmation, 11).
+    trust: float = 0.5
+    alpha: float = 0.01
     #: The update is kept only when, out of sample, it fixes at least ``min_gain`` more of
     #: the user's decisions than it breaks, and ``significance`` standard deviations more
     #: (a sign test: chance alone moves the difference by about √(fixed + broken)).
     min_gain: int = 3
     significance: float = 2.0
-    #: Fractions of the update tried, in order, until no confirmed pair is hidden.
-    strengths: tuple[float, ...] = (1.0, 0.5, 0.25)
     #: A judge without a note-level model: the prior's slope on the strongest sentence
     #: pair's probability, per unit of probability.
     threshold_slope: float = 6.0
@@ -73,27 +80,33 @@ class Example:
 class Calibration:
     """What decides this vault's scan, and how it came about."""
 
-    #: The model that decides (the prior itself unless the status is "vault" or "cut").
+    #: The model that decides (the prior itself unless the status is "vault" or "held").
     model: NoteModel
     prior: NoteModel
     status: Status = "shipped"
     #: Decisions the fit read (with features), of them positive.
     used: int = 0
     positives: int = 0
-    #: The share of the fitted update that was kept (1: all, 0: none).
-    strength: float = 0.0
-    #: Why the update was cut or refused, in words ("" when it was not).
+    #: Why the update was held back or refused, in words ("" when it was not).
     reason: str = ""
     #: Out of sample (cross-validation on the decisions): decisions the vault's calibration
     #: gets right where the prior errs, and the reverse.
     fixed: int = 0
     broken: int = 0
-    #: Confirmed pairs the full update would have hidden (the cut keeps them shown).
+    #: Confirmed pairs the fit would have hidden (the held threshold keeps them shown).
     protected: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def learned(self) -> bool:
-        return self.status in ("vault", "cut")
+        return self.status in ("vault", "held")
+
+    def shows(self, features: Mapping[str, float]) -> bool:
+        """Whether the vault's calibration shows a pair with these features. It only ever
+        hides: a pair the prior does not show stays hidden, since the decisions it learned
+        from are all about pairs the prior showed (no label says what lies below)."""
+        if self.prior.probability(features) < self.prior.threshold:
+            return False
+        return self.model.probability(features) >= self.model.threshold
 
 
 def threshold_prior(thresholds: Thresholds, *, slope: float = 6.0) -> NoteModel:
@@ -129,6 +142,19 @@ def calibrate(
     x = _matrix(prior, examples)
     y = np.array([1.0 if e.positive else 0.0 for e in examples])
     theta0 = np.array([*prior.weights, prior.bias])
+    cut = logit(prior.threshold)
+    shown = x @ theta0 >= cut
+    n, right = int(shown.sum()), int((shown & (y == 1)).sum())
+    chance = binomial_tail(right, n, settings.trust)
+    if chance >= settings.alpha:
+        return replace(
+            base,
+            status="refused",
+            reason=(
+                f"the scan was right about {right} of the {n} pairs it showed that you "
+                f"decided — not clearly wrong more often than right (a {chance:.1%} chance)"
+            ),
+        )
     theta = _fit(x, y, theta0, settings)
     fixed, broken = _cross_validate(x, y, theta0, prior, settings)
     base = replace(base, fixed=fixed, broken=broken)
@@ -142,40 +168,30 @@ def calibrate(
                 "enough to say this vault differs"
             ),
         )
-    cut = logit(prior.threshold)
+    # No pair the user confirmed that the prior shows may be hidden: where the fit would, the
+    # vault's threshold is held at the lowest of them.
     confirmed = [i for i, e in enumerate(examples) if e.positive and _z(theta0, x[i]) >= cut]
-    protected: list[tuple[str, str]] = []
-    for strength in settings.strengths:
-        step = theta0 + strength * (theta - theta0)
-        hidden = [i for i in confirmed if _z(step, x[i]) < cut]
-        if not hidden:
-            model = _as_model(prior, step)
-            status: Status = "vault" if strength == settings.strengths[0] else "cut"
-            reason = (
-                ""
-                if status == "vault"
-                else f"cut to {strength:.0%} so that {_count(protected)} you confirmed stays shown"
-            )
-            return replace(
-                base,
-                model=model,
-                status=status,
-                strength=strength,
-                reason=reason,
-                protected=tuple(protected),
-            )
-        if not protected:
-            protected = [examples[i].pair for i in hidden]
+    hidden = [i for i in confirmed if _z(theta, x[i]) < cut]
+    if not hidden:
+        return replace(base, model=_as_model(prior, theta), status="vault")
+    lowest = min(_z(theta, x[i]) for i in hidden)
+    protected = tuple(examples[i].pair for i in hidden)
     return replace(
         base,
-        status="refused",
-        reason=f"any update would hide {_count(protected)} you confirmed",
-        protected=tuple(protected),
+        model=_as_model(prior, theta, shift_by=lowest - cut - 1e-6),
+        status="held",
+        reason=f"threshold held so that {_count(protected)} you confirmed stays shown",
+        protected=protected,
     )
 
 
 def _count(pairs: Sequence[tuple[str, str]]) -> str:
     return "the pair" if len(pairs) == 1 else f"{len(pairs)} pairs"
+
+
+def binomial_tail(k: int, n: int, p: float) -> float:
+    """P(at most ``k`` successes in ``n`` trials of probability ``p``)."""
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1)) if n else 1.0
 
 
 def logit(p: float) -> float:
@@ -204,15 +220,18 @@ def _fit(
     y: npt.NDArray[np.float64],
     theta0: npt.NDArray[np.float64],
     settings: LearningSettings,
+    *,
+    positive_weight: float = 1.0,
 ) -> npt.NDArray[np.float64]:
     """MAP logistic regression by Newton's method, Gaussian prior centred on ``theta0``."""
     reg = np.full(len(theta0), settings.weight_prior)
     reg[-1] = settings.bias_prior
+    c = np.where(y == 1, positive_weight, 1.0)
     theta = theta0.copy()
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ theta, -40, 40)))
-        grad = x.T @ (p - y) + reg * (theta - theta0)
-        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(reg)
+        grad = x.T @ (c * (p - y)) + reg * (theta - theta0)
+        hess = (x * (c * p * (1 - p))[:, None]).T @ x + np.diag(reg)
         step = np.linalg.solve(hess, grad)
         theta -= step
         if np.abs(step).max() < 1e-8:
@@ -237,17 +256,21 @@ def _cross_validate(
         test = order % folds == k
         theta = _fit(x[~test], y[~test], theta0, settings)
         truth = y[test] == 1
-        right_prior = (x[test] @ theta0 >= cut) == truth
-        right_vault = (x[test] @ theta >= cut) == truth
+        shown_prior = x[test] @ theta0 >= cut
+        right_prior = shown_prior == truth
+        right_vault = (shown_prior & (x[test] @ theta >= cut)) == truth
         fixed += int((right_vault & ~right_prior).sum())
         broken += int((right_prior & ~right_vault).sum())
     return fixed, broken
 
 
-def _as_model(prior: NoteModel, theta: npt.NDArray[np.float64]) -> NoteModel:
+def _as_model(
+    prior: NoteModel, theta: npt.NDArray[np.float64], *, shift_by: float = 0.0
+) -> NoteModel:
     """``theta`` as the prior's probability scale: the prior's bias kept, the bias shift
-    turned into the vault's thresholds (shown and high), the weights the vault's."""
-    shift = float(theta[-1]) - prior.bias
+    turned into the vault's thresholds (shown and high), the weights the vault's;
+    ``shift_by`` (≤ 0) lowers the threshold by that many logits."""
+    shift = float(theta[-1]) - prior.bias - shift_by
     return NoteModel(
         features=prior.features,
         mean=prior.mean,

@@ -34,12 +34,14 @@ from desktop.flows.hunter.calibrate import (
     threshold_prior,
 )
 from desktop.flows.hunter.labels import (
+    LEARNED_FILE,
     Label,
     LabelStore,
     Learned,
     frame_key,
     now,
     pair_key,
+    rebuild,
     record,
 )
 from desktop.flows.hunter.records import LearningReport, Pair
@@ -78,13 +80,24 @@ class ScanLearning:
             judge.thresholds, slope=self.settings.threshold_slope
         )
         self.error = ""
+        #: False when the file cannot be used at all (a link in its place, an unreadable
+        #: folder): nothing is learned or kept, the shipped calibration decides.
+        self.usable = True
         self.learned = Learned()
         try:
             self.learned = self.store.read()
-        except (OSError, ValueError, VaultError) as exc:
+        except ValueError as exc:
+            self.error = (
+                f"what was learned could not be read ({exc}); your decisions were read back "
+                f"from the notes (the damaged file is kept as {LEARNED_FILE}.damaged)"
+            )
+            self.learned = rebuild(root)
+        except (OSError, VaultError) as exc:
+            self.usable = False
             self.error = (
                 f"what was learned could not be read ({exc}); the shipped calibration decided"
             )
+        if self.error:
             log.warning("%s", self.error)
         self.labels: dict[tuple[str, str], Label] = {
             pair_key(lab.a, lab.b): lab for lab in self.learned.active()
@@ -95,7 +108,6 @@ class ScanLearning:
         self.judged_again = 0
         self.hidden_by_calibration = 0
         self.hidden_like = 0
-        self.shown_by_calibration = 0
 
     # -- before judging ----------------------------------------------------
 
@@ -123,6 +135,8 @@ class ScanLearning:
     ) -> None:
         """Keep the features of every labelled pair judged; a pair dismissed in the notes
         the labels did not know becomes a label (a decision is never lost)."""
+        if not self.usable:
+            return
         for v in verdicts:
             if not v.features:
                 continue
@@ -140,6 +154,8 @@ class ScanLearning:
     def fit(self) -> NoteModel | None:
         """The vault's calibration from the labels; the model that decides, or None when the
         shipped decision stands."""
+        if not self.usable:
+            return None
         examples = [
             Example(feats, lab.positive, (lab.a, lab.b))
             for lab in self.labels.values()
@@ -156,10 +172,9 @@ class ScanLearning:
             return verdict.probability >= self.shipped.threshold
         return verdict.sentence_contradiction >= self.shipped_threshold
 
-    def hidden_pair(self, pair: Pair, *, shown: bool, shipped: bool) -> Pair:
-        """``pair`` marked hidden by the calibration when only the shipped one shows it."""
-        if shown and not shipped:
-            self.shown_by_calibration += 1
+    def hidden_pair(self, pair: Pair, *, shown: bool) -> Pair:
+        """``pair`` (which the shipped calibration shows) marked hidden when the vault's
+        calibration does not show it."""
         if not shown:
             self.hidden_by_calibration += 1
             return replace(pair, hidden_because="calibration")
@@ -201,7 +216,6 @@ class ScanLearning:
             min_decisions=self.settings.min_decisions,
             hidden_by_calibration=self.hidden_by_calibration,
             hidden_like=self.hidden_like,
-            shown_by_calibration=self.shown_by_calibration,
             frames=len(self.frames),
             message=self._message(len(labels)),
             error=self.error,
@@ -221,15 +235,15 @@ class ScanLearning:
                 )
         elif cal.status == "refused":
             parts.append(
-                f"{cal.used} of your decisions read; the shipped calibration still decides "
-                f"({cal.reason})"
+                f"{cal.used} of your decisions read; the shipped calibration still decides: "
+                f"{cal.reason}"
             )
         else:
             shift = ""
             if self.shipped is not None and cal.model.threshold != cal.prior.threshold:
                 shift = f", threshold {cal.prior.threshold:.2f} → {cal.model.threshold:.2f}"
             parts.append(f"{cal.used} of your decisions used{shift}")
-            if cal.status == "cut":
+            if cal.status == "held":
                 parts.append(cal.reason)
         waiting = sum(lab.features_for(self.judge_id) is None for lab in self.labels.values())
         if waiting:
@@ -244,17 +258,15 @@ class ScanLearning:
                 f"{plural(self.hidden_like, 'pair')} with sentences like a pair you dismissed "
                 f"“all like this” {'is' if self.hidden_like == 1 else 'are'} hidden"
             )
-        if self.shown_by_calibration:
-            parts.append(
-                f"{plural(self.shown_by_calibration, 'pair')} shown only because of your decisions"
-            )
         return "; ".join(parts)
 
     def save(self) -> None:
         """Merge what this scan learned into the file (under its lock); trouble is reported
         in ``report.error``, never raised: the decisions themselves are in the notes and in
         the file as it was."""
-        if not self.seen.features and not self.seen.dismissed and self.calibration is None:
+        if not self.usable or (
+            not self.seen.features and not self.seen.dismissed and self.calibration is None
+        ):
             return
         cal = self.calibration
         try:
@@ -301,7 +313,6 @@ def calibration_summary(cal: Calibration) -> dict[str, object]:
         "threshold_shipped": cal.prior.threshold,
         "threshold_vault": cal.model.threshold,
         "high_vault": cal.model.high,
-        "strength": cal.strength,
         "fixed": cal.fixed,
         "broken": cal.broken,
         "weights_moved": dict(moved[:5]),

@@ -173,7 +173,7 @@ class LearningReport:
     positives: int = 0
     #: Labelled pairs judged by this scan only to learn their features.
     judged_again: int = 0
-    #: shipped (nothing learned yet), too few, vault, cut, refused — see
+    #: shipped (nothing learned yet), too few, vault, held, refused — see
     #: :mod:`desktop.flows.hunter.calibrate`; and why, in words.
     calibration: str = "shipped"
     reason: str = ""
@@ -182,10 +182,10 @@ class LearningReport:
     threshold_vault: float | None = None
     #: Decisions needed before the vault's calibration is fitted.
     min_decisions: int = 0
-    #: Pairs hidden by the calibration / by a hidden frame; pairs shown only thanks to it.
+    #: Pairs hidden by the vault's calibration / by a hidden frame (the vault's calibration
+    #: only ever hides: it never shows a pair the shipped one would not).
     hidden_by_calibration: int = 0
     hidden_like: int = 0
-    shown_by_calibration: int = 0
     #: Sentence frames hidden for this vault.
     frames: int = 0
     #: The one line the CLI and the results view show ("" when there is nothing to say).

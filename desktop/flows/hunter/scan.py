@@ -323,8 +323,9 @@ class ScanJob:
             if vault_model is not None:
                 p = vault_model.probability(v.features) if v.features else None
                 v = replace(v, probability=p)
-            shown = v.best is not None and self.judging.shown(v)
-            if v.best is None or not (shown or shipped):
+            # The vault's calibration only ever hides what the shipped one shows.
+            shown = shipped and (vault_model is None or self.judging.shown(v))
+            if v.best is None or not shipped:
                 continue
             notes = self.prompt_notes([v.path_a, v.path_b])
             label = {n.path: n.label for n in notes.values()}
@@ -345,7 +346,7 @@ class ScanJob:
                     found_by="judge",
                     features=dict(v.features),
                 )
-                pair = self.learning.hidden_pair(pair, shown=shown, shipped=shipped)
+                pair = self.learning.hidden_pair(pair, shown=shown)
                 if pair.hidden_because:
                     self.verifier.accepted.pop()
                     self.hidden.append(pair)

@@ -60,7 +60,7 @@ def keep_decision(
     line = f"kept as {len(labels)} {sign} pair{'s' if len(labels) != 1 else ''} to learn from"
     if overrode:
         line += (
-            f"; replaces your earlier “{overrode[0].action}” of "
+            f"; replaces your earlier “{overrode[0].overrode}” of "
             f"{'that pair' if len(overrode) == 1 else f'{len(overrode)} of them'} "
             "(the latest decision counts)"
         )
