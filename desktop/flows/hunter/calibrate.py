@@ -15,7 +15,8 @@ decides anything, two checks:
 * cross-validation on the decisions themselves: fitted without each fold, the update must
   err on no more of that fold's decisions than the prior does, else it is refused;
 * no pair the user confirmed (elevated, resolved, defeated) that the prior shows may be
-  hidden: where the fit would, the vault's threshold is held at the lowest of them.
+  hidden: a confirmation weighs as many dismissals as it takes to keep them all shown (up
+  to ten), and if even that would hide one, the vault's threshold is held at it.
 
 The vault's calibration only ever hides: every decision it learns from is about a pair the
 prior showed, so nothing says what lies below the prior's threshold, and a pair the prior
@@ -61,6 +62,10 @@ class LearningSettings:
     #: (a sign test: chance alone moves the difference by about √(fixed + broken)).
     min_gain: int = 3
     significance: float = 2.0
+    #: What a confirmation weighs in the fit, in dismissals: the first of these that keeps
+    #: every confirmed pair shown (the cross-validation judges the plain fit).
+    confirmed_weights: tuple[float, ...] = (1.0, 2.0, 3.0, 5.0, 10.0)
+    max_confirmed_weight: float = 10.0
     #: A judge without a note-level model: the prior's slope on the strongest sentence
     #: pair's probability, per unit of probability.
     threshold_slope: float = 6.0
@@ -93,6 +98,8 @@ class Calibration:
     #: gets right where the prior errs, and the reverse.
     fixed: int = 0
     broken: int = 0
+    #: What each confirmation weighed in the fit, in dismissals.
+    weight: float = 1.0
     #: Confirmed pairs the fit would have hidden (the held threshold keeps them shown).
     protected: tuple[tuple[str, str], ...] = field(default=())
 
@@ -155,7 +162,6 @@ def calibrate(
                 f"decided — not clearly wrong more often than right (a {chance:.1%} chance)"
             ),
         )
-    theta = _fit(x, y, theta0, settings)
     fixed, broken = _cross_validate(x, y, theta0, prior, settings)
     base = replace(base, fixed=fixed, broken=broken)
     if fixed - broken < max(settings.min_gain, settings.significance * math.sqrt(fixed + broken)):
@@ -168,18 +174,23 @@ def calibrate(
                 "enough to say this vault differs"
             ),
         )
-    # No pair the user confirmed that the prior shows may be hidden: where the fit would, the
-    # vault's threshold is held at the lowest of them.
+    # No pair the user confirmed that the prior shows may be hidden. Confirmations are rare:
+    # each weighs as many dismissals as it takes to keep them shown (up to a bound); if
+    # even that would hide one, the threshold is held at the lowest of them.
     confirmed = [i for i, e in enumerate(examples) if e.positive and _z(theta0, x[i]) >= cut]
-    hidden = [i for i in confirmed if _z(theta, x[i]) < cut]
-    if not hidden:
-        return replace(base, model=_as_model(prior, theta), status="vault")
-    lowest = min(_z(theta, x[i]) for i in hidden)
+    ladder = [w for w in settings.confirmed_weights if w <= settings.max_confirmed_weight]
+    for weight in ladder if confirmed else ladder[:1]:
+        theta = _fit(x, y, theta0, settings, positive_weight=weight)
+        hidden = [i for i in confirmed if _z(theta, x[i]) < cut]
+        if not hidden:
+            return replace(base, model=_as_model(prior, theta), status="vault", weight=weight)
+    shift = min(_z(theta, x[i]) for i in hidden) - cut - 1e-6
     protected = tuple(examples[i].pair for i in hidden)
     return replace(
         base,
-        model=_as_model(prior, theta, shift_by=lowest - cut - 1e-6),
+        model=_as_model(prior, theta, shift_by=shift),
         status="held",
+        weight=weight,
         reason=f"threshold held so that {_count(protected)} you confirmed stays shown",
         protected=protected,
     )

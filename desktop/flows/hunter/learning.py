@@ -142,7 +142,10 @@ class ScanLearning:
                 continue
             key = pair_key(v.path_a, v.path_b)
             lab = self.labels.get(key)
-            if lab is None and dismissed(v.path_a, v.path_b):
+            # Set aside by a reset, a label stays set aside: only a decision the file never
+            # heard of is read from the notes.
+            known = key in self.learned.labels
+            if lab is None and not known and dismissed(v.path_a, v.path_b):
                 lab = Label(key[0], key[1], positive=False, action="dismiss", source="notes")
                 self.seen.dismissed.add(key)
             if lab is None:
