@@ -15,28 +15,16 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.vectors import EmbeddingModel
 from inference.judge import Thresholds
 from tests.fakes import ScriptedGenerator, ScriptedJudge
-
-__all__ = [
-    "BagOfWords",
-    "EmbeddingModel",
-    "ScriptedGenerator",
-    "ScriptedJudge",
-    "Thresholds",
-    "scan",
-]
 from tests.test_index import BagOfWords
 
-NAMES = (
-    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november"
-).split()
-THINGS = (
-    "gateway router scheduler mailer importer exporter indexer crawler renderer uploader "
-    "archiver notifier resolver tracker"
-).split()
-OBJECTS = (
-    "payments invoices reports emails images backups receipts orders tickets logs "
-    "thumbnails alerts domains parcels"
-).split()
+_WORDS = """
+alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november
+gateway router scheduler mailer importer exporter indexer crawler renderer uploader archiver
+notifier resolver tracker
+payments invoices reports emails images backups receipts orders tickets logs thumbnails alerts
+domains parcels
+""".split()  # noqa: SIM905 - three word lists, one line each
+NAMES, THINGS, OBJECTS = _WORDS[:14], _WORDS[14:28], _WORDS[28:]
 ALWAYS = "The {n} {thing} always retries failed {obj} automatically."
 NEVER = "The {n} {thing} never retries failed {obj} at all."
 

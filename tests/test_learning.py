@@ -19,12 +19,12 @@ from desktop.flows.hunter.calibrate import (
 from desktop.flows.hunter.labels import (
     FORMAT,
     HiddenFrame,
-    Learned,
     LabelStore,
+    Learned,
     forget,
     frame_key,
-    record,
     rebuild,
+    record,
 )
 from desktop.flows.judging import FEATURES
 from desktop.flows.review import reset_learning
@@ -105,7 +105,7 @@ def test_a_pair_the_user_confirmed_is_never_hidden() -> None:
     cal = calibrate(SHIPPED, [*negatives(12), confirmed])
     assert cal.status == "held", cal.reason
     assert cal.protected == (("Tension.md", "Note.md"),)
-    assert "threshold held so that the pair you confirmed stays shown" == cal.reason
+    assert cal.reason == "threshold held so that the pair you confirmed stays shown"
     assert cal.shows(confirmed.features)
 
 
@@ -224,9 +224,8 @@ def test_the_store_is_never_read_or_written_through_a_link(tmp_path: Path) -> No
     store = LabelStore(vault)
     with pytest.raises(StateUnsafe, match="symbolic link"):
         store.read()
-    with pytest.raises(StateUnsafe):
-        with store.editing() as learned:
-            record(learned, [("A.md", "B.md")], action="dismiss")
+    with pytest.raises(StateUnsafe), store.editing() as learned:
+        record(learned, [("A.md", "B.md")], action="dismiss")
     assert json.loads(outside.read_text())["labels"] == []
 
 

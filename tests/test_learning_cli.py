@@ -90,7 +90,7 @@ def test_dismiss_all_like_this_from_the_terminal(
     assert "hidden frames (1):" in out and f"from “{pair.quote_a}”" in out
     code, out, _ = cli(capsys, "learned", "--unhide-frame", "2", "--vault", vault)
     assert code == exits.USAGE
-    code, out, err = cli(capsys, "learned", "--unhide-frame", "1", "--vault", vault)
+    code, out, _ = cli(capsys, "learned", "--unhide-frame", "1", "--vault", vault)
     assert code == exits.OK and "are shown again (the pair's dismissal stays)" in out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.flows.hunter import ScanRun, load_last_run
+from desktop.flows.hunter import ScanRun, ScanSettings, load_last_run, scan
 from desktop.flows.hunter.labels import LabelStore, pair_key
 from desktop.flows.review import (
     dismiss_like,
@@ -20,7 +20,11 @@ from desktop.flows.review import (
     unhide_frame,
 )
 from desktop.vault.index import VaultIndex
+from desktop.vault.vectors import EmbeddingModel
+from inference.judge import Thresholds
 from tests import learning_vault as lv
+from tests.fakes import ScriptedGenerator, ScriptedJudge
+from tests.test_index import BagOfWords
 
 
 @pytest.fixture
@@ -191,30 +195,23 @@ def test_a_label_that_cannot_be_kept_leaves_the_dismissal_and_the_next_scan_read
     assert label.source == "notes" and label.features == pair.features
 
 
+ALWAYS = "The {} gateway always retries failed payments."
+NEVER = "The {} gateway never retries failed payments at all."
 TWINS = {
-    "Gateways/Alpha retries.md": "# Alpha retries\n\nThe alpha gateway always retries failed payments.\n",
-    "Gateways/Alpha limits.md": "# Alpha limits\n\nThe alpha gateway never retries failed payments at all.\n",
-    "Gateways/Bravo retries.md": "# Bravo retries\n\nThe bravo gateway always retries failed payments.\n",
-    "Gateways/Bravo limits.md": "# Bravo limits\n\nThe bravo gateway never retries failed payments at all.\n",
+    f"Gateways/{n.capitalize()} {kind}.md": f"# {n.capitalize()} {kind}\n\n{text.format(n)}\n"
+    for n in ("alpha", "bravo")
+    for kind, text in (("retries", ALWAYS), ("limits", NEVER))
 }
 
 
-def twins_judge() -> lv.ScriptedJudge:
-    clashes = {
-        frozenset(
-            (
-                f"The {n} gateway always retries failed payments.",
-                f"The {n} gateway never retries failed payments at all.",
-            )
-        )
-        for n in ("alpha", "bravo")
-    }
+def twins_judge() -> ScriptedJudge:
+    clashes = {frozenset((ALWAYS.format(n), NEVER.format(n))) for n in ("alpha", "bravo")}
 
     def verdict(a: str, b: str) -> tuple[float, float, float]:
         return (0.8, 0.1, 0.1) if frozenset((a, b)) in clashes else (0.03, 0.07, 0.9)
 
-    judge = lv.ScriptedJudge(verdict)
-    judge.thresholds = lv.Thresholds(min_cosine=0.0)
+    judge = ScriptedJudge(verdict)
+    judge.thresholds = Thresholds(min_cosine=0.0)
     return judge
 
 
@@ -224,26 +221,26 @@ def test_dismiss_all_like_this_hides_the_frame_in_every_mode(tmp_path: Path, mod
     for rel, text in TWINS.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("---\ntype: substrate\n---\n" + text)
-    index = VaultIndex(root, embedding=lv.EmbeddingModel("bag-of-words", 64, lv.BagOfWords()))
+    index = VaultIndex(root, embedding=EmbeddingModel("bag-of-words", 64, BagOfWords()))
     index.update()
     focus = "Gateways/Bravo retries.md" if mode == "focus" else None
 
-    def scan() -> ScanRun:
-        return lv.scan(
+    def rescan() -> ScanRun:
+        return scan(
             index,
-            lv.ScriptedGenerator([]),
+            ScriptedGenerator([]),
             judge=twins_judge(),
             mode=mode,  # type: ignore[arg-type]
             focus=focus,
-            settings=lv.SETTINGS.__class__(
+            settings=ScanSettings(
                 band_low=0.0, band_high=1.0, pairs_per_note=8, describe=0, ask_model=False
             ),
         )
 
     try:
-        first = lv.scan(
+        first = scan(
             index,
-            lv.ScriptedGenerator([]),
+            ScriptedGenerator([]),
             judge=twins_judge(),
             mode="whole-vault",
             settings=lv.SETTINGS,
@@ -257,7 +254,7 @@ def test_dismiss_all_like_this_hides_the_frame_in_every_mode(tmp_path: Path, mod
         assert result.learned.endswith("pairs like it hidden")
         assert "the _ gateway always _ failed payments" in frame.key  # names masked
 
-        run = scan()
+        run = rescan()
         assert [p.note_a for p in run.pairs] == []
         (hidden,) = run.hidden
         assert {hidden.note_a, hidden.note_b} == {"Bravo limits", "Bravo retries"}
@@ -265,7 +262,7 @@ def test_dismiss_all_like_this_hides_the_frame_in_every_mode(tmp_path: Path, mod
         assert "1 pair with sentences like a pair you dismissed" in run.learning.message
 
         assert unhide_frame(root, 1).key == frame.key
-        back = scan()
+        back = rescan()
         assert {(p.note_a, p.note_b) for p in back.pairs} == {
             (hidden.note_a, hidden.note_b)
         } and back.hidden == ()

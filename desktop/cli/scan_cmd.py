@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from desktop.cli import exits
 from desktop.cli.common import (
@@ -27,9 +28,15 @@ from desktop.flows.hunter.records import HIDDEN_REASONS, load_last_run
 from desktop.flows.judging import NOT_EVIDENCE_WORDS
 from inference.base import Generator
 from inference.engines import RuntimeSettings, open_generator, open_judge
+from inference.http_backend import is_loopback_host
 from inference.judge import Judge
 
 _BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
+
+OPINION_OFF_MACHINE = (
+    "antinomy: note: the language model server {url} is not on this machine — the two "
+    "sentences of every pair about to be shown are sent to it for a second opinion."
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,6 +73,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
+    p.add_argument(
+        "--second-opinion",
+        action="store_true",
+        help="also ask your own OpenAI-compatible server (the saved backend http) whether each "
+        "pair about to be shown contradicts, both ways round: one more input of the decision "
+        "(off by default; the two quotes go to that server)",
+    )
     p.add_argument(
         "--show-hidden",
         action="store_true",
@@ -110,8 +124,20 @@ def run_scan(args: argparse.Namespace) -> int:
         )
     if args.max_pairs is not None and mode != "whole-vault":
         raise UsageError(f"--max-pairs bounds a whole-vault scan; a {mode} scan does not use it.")
-    run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=_scan_flags(args))
+    flags = {**_scan_flags(args), "second_opinion": True if args.second_opinion else None}
+    run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=flags)
     settings = run_settings.scan
+    if args.second_opinion:
+        server = run_settings.runtime.http
+        if run_settings.runtime.backend != "http" or server is None:
+            raise UsageError(
+                "--second-opinion asks your own OpenAI-compatible server, and the language "
+                'model is the embedded one: save a server as the backend (`"backend": {"kind": '
+                '"http", "base_url": "http://127.0.0.1:8080/v1"}` in settings.json, or the '
+                "app's Settings), then scan again."
+            )
+        if not is_loopback_host(urlsplit(server.base_url).hostname or ""):
+            progress(OPINION_OFF_MACHINE.format(url=server.base_url))
     vault_path(args)  # a missing vault is exit 2 before any model loads
     judge = _load_judge(run_settings.runtime)  # then a missing judge stops here, exit 69
     index = open_index(args, embed=True, runtime=run_settings.runtime)
@@ -195,6 +221,21 @@ def print_learning(run: ScanRun, vault: Path | None, *, hidden: bool) -> None:
     print(line, file=sys.stdout)
 
 
+def print_opinion(run: ScanRun) -> None:
+    """What the user's server said, when it was asked (or why it was not)."""
+    o = run.second_opinion
+    if o.asked:
+        where = " (not on this machine)" if o.leaves_machine else ""
+        print(
+            f"second opinion from {o.server}{where}: {o.asked} pairs asked both ways "
+            f"({o.requests} requests, {o.seconds:.1f} s) — {o.yes} yes, {o.no} no, {o.split} "
+            f"split, {o.unusable} unusable, {o.failed} failed; {o.hidden} hidden by its no",
+            file=sys.stdout,
+        )
+    if o.error:
+        print(f"⚠ second opinion: {o.error}", file=sys.stdout)
+
+
 def print_pair(i: int, pair: Pair, out: TextIO) -> None:
     badge = _BADGE.get(pair.confidence, "MED ")
     mark = "*" if pair.confidence_defaulted else " "
@@ -204,6 +245,8 @@ def print_pair(i: int, pair: Pair, out: TextIO) -> None:
         print(f"      {line}", file=out)
     print(f"      A: “{pair.quote_a}”", file=out)
     print(f"      B: “{pair.quote_b}”", file=out)
+    if pair.second_opinion:
+        print(f"      second opinion: {pair.second_opinion}", file=out)
     if pair.hidden_because:
         why = HIDDEN_REASONS.get(pair.hidden_because, pair.hidden_because)
         print(f"      hidden: {why}", file=out)
@@ -238,6 +281,7 @@ def print_run(
             file=out,
         )
     print_learning(run, vault, hidden=hidden)
+    print_opinion(run)
     if run.not_evidence:
         parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
         print("not read as claims: " + ", ".join(parts), file=out)

@@ -96,7 +96,8 @@ def heldout_rows(judge: OnnxJudge, cache: Path) -> list[Row]:
     nj.prepare(notes)
     verdicts = nj.judge_pairs([(a, b) for _, a, b, _ in pairs])
     rows: list[Row] = [
-        (group, label, dict(v.features)) for (group, _, _, label), v in zip(pairs, verdicts)
+        (group, label, dict(v.features))
+        for (group, _, _, label), v in zip(pairs, verdicts, strict=True)
     ]
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps({"key": key, "rows": rows}))
@@ -107,9 +108,7 @@ def shows(prior: NoteModel, features: dict[str, float]) -> bool:
     return bool(features) and prior.probability(features) >= prior.threshold
 
 
-def sessions(
-    rows: list[Row], prior: NoteModel, n: int, seed: int, longest: int
-) -> dict[str, Any]:
+def sessions(rows: list[Row], prior: NoteModel, n: int, seed: int, longest: int) -> dict[str, Any]:
     """``n`` review sessions; errors of the vault's calibration minus the shipped one's on
     the half the user did not review."""
     rng = random.Random(seed)
@@ -130,8 +129,7 @@ def sessions(
 
         def errors(c: Calibration | None, held: list[Row] = held) -> int:
             return sum(
-                (c.shows(r[2]) if c is not None else shows(prior, r[2])) != bool(r[1])
-                for r in held
+                (c.shows(r[2]) if c is not None else shows(prior, r[2])) != bool(r[1]) for r in held
             )
 
         diffs.append(errors(cal) - errors(None))
@@ -170,9 +168,7 @@ def vault_curve(vault: Path, judge_path: Path | None) -> dict[str, Any]:
         dismissed = shown[:n]
         cal = calibrate(prior, [Example(feats[i], False) for i in dismissed])
         left = [i for i in shown[n:] if cal.shows(feats[i])]
-        curve.append(
-            {"dismissed": n, "calibration": cal.status, "false_shown_after": len(left)}
-        )
+        curve.append({"dismissed": n, "calibration": cal.status, "false_shown_after": len(left)})
     return {
         "vault": str(vault),
         "judge": judge.model_id,

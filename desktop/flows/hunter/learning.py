@@ -25,6 +25,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.flows.hunter.calibrate import (
     Calibration,
@@ -44,12 +45,17 @@ from desktop.flows.hunter.labels import (
     rebuild,
     record,
 )
+from desktop.flows.hunter.opinion import with_opinion
 from desktop.flows.hunter.records import LearningReport, Pair
+from desktop.flows.hunter.verify import NoteInPrompt, dismissal_key
 from desktop.flows.judging import NotePairVerdict, note_names
 from desktop.flows.progress import plural
 from desktop.vault.errors import VaultError
 from inference.judge import Judge
 from inference.note_model import NoteModel
+
+if TYPE_CHECKING:
+    from desktop.flows.hunter.scan import ScanJob
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +76,16 @@ class ScanLearning:
     """The user's decisions in one scan. A missing or unreadable store leaves the shipped
     calibration deciding (``report.error`` says why)."""
 
-    def __init__(self, root: Path, judge: Judge, settings: LearningSettings | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        judge: Judge,
+        settings: LearningSettings | None = None,
+        *,
+        opinion: bool = False,
+    ) -> None:
+        """``opinion``: the user's server is asked for a second opinion, whose vote is one
+        more feature of the prior (:func:`~desktop.flows.hunter.opinion.with_opinion`)."""
         self.store = LabelStore(root)
         self.judge_id = judge.model_id
         self.settings = settings or LearningSettings()
@@ -79,6 +94,8 @@ class ScanLearning:
         self.prior = judge.note_model or threshold_prior(
             judge.thresholds, slope=self.settings.threshold_slope
         )
+        if opinion:
+            self.prior = with_opinion(self.prior)
         self.error = ""
         #: False when the file cannot be used at all (a link in its place, an unreadable
         #: folder): nothing is learned or kept, the shipped calibration decides.
@@ -322,3 +339,22 @@ def calibration_summary(cal: Calibration) -> dict[str, object]:
         "prior": cal.prior.model_id,
         "model": cal.model.to_json() | {"model_id": cal.model.model_id} if cal.learned else None,
     }
+
+
+def dismissed(loaded: Mapping[str, NoteInPrompt], a: str, b: str) -> bool:
+    """The notes dismiss the pair (``hunter_false_positives``), whichever way round."""
+    na, nb = loaded.get(a), loaded.get(b)
+    if na is None or nb is None:
+        return False
+    return dismissal_key(nb.basename) in na.dismissed or dismissal_key(na.basename) in nb.dismissed
+
+
+def hide_like_dismissed(job: ScanJob) -> None:
+    """The job's shown pairs whose sentence pair has a frame the user hid go to its hidden."""
+    kept: list[Pair] = []
+    for pair in job.verifier.accepted:
+        if job.learning.like_dismissed(pair, job.names):
+            job.hidden.append(replace(pair, hidden_because="like"))
+        else:
+            kept.append(pair)
+    job.verifier.accepted[:] = kept

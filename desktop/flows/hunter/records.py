@@ -114,6 +114,9 @@ class ScanSettings:
     #: Shown pairs whose one-line description the language model writes (the others
     #: get a plain one); each costs one short request.
     describe: int = 8
+    #: Ask the user's own language-model server (backend http) whether each pair about to
+    #: be shown contradicts, both orders: one more input of the decision. Off by default.
+    second_opinion: bool = False
     #: Classic mode also asks the language model for pairs (re-checked by the judge).
     ask_model: bool = True
 
@@ -148,6 +151,9 @@ class Pair:
     #: Why the pair is not shown although it passed ("" for a shown pair): what the user's
     #: decisions taught this vault (:data:`HIDDEN_REASONS`).
     hidden_because: str = ""
+    #: What the user's server said when asked (``ScanSettings.second_opinion``): yes, no
+    #: (both orders), split, unusable, failed; "" when it was not asked.
+    second_opinion: str = ""
 
     def key(self) -> frozenset[str]:
         return frozenset((self.path_a, self.path_b))
@@ -158,7 +164,33 @@ HIDDEN_REASONS = {
     "calibration": "this vault's calibration, learned from your decisions, does not show it "
     "(the shipped one would)",
     "like": "its two sentences are like a pair you dismissed with “all like this”",
+    "second_opinion": "your language-model server answered that the two sentences do not "
+    "contradict, both ways round, and that outweighed the judge",
 }
+
+
+@dataclass(frozen=True)
+class SecondOpinionReport:
+    """What the user's own server said (``ScanRun.second_opinion``; all 0 when not asked)."""
+
+    #: Pairs asked, requests made (two a pair: both orders), and the verdicts.
+    asked: int = 0
+    requests: int = 0
+    yes: int = 0
+    no: int = 0
+    split: int = 0
+    unusable: int = 0
+    failed: int = 0
+    #: Pairs its "no" hid, and the seconds its requests took.
+    hidden: int = 0
+    seconds: float = 0.0
+    server: str = ""
+    #: The server is not on this machine: the quotes were sent over the network.
+    leaves_machine: bool = False
+    #: The weight of its vote in the note-level decision (log-odds).
+    weight: float = 0.0
+    #: Why it was not asked, or what went wrong ("" if nothing).
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -273,6 +305,7 @@ class ScanRun:
     #: with its reason (``Pair.hidden_because``): one command away (``scan --show-hidden``).
     hidden: tuple[Pair, ...] = ()
     learning: LearningReport = field(default_factory=LearningReport)
+    second_opinion: SecondOpinionReport = field(default_factory=SecondOpinionReport)
 
     @property
     def dropped_total(self) -> int:
@@ -312,12 +345,11 @@ class ScanRun:
         values["excluded"] = tuple(Excluded(**e) for e in data.get("excluded", ()))
         values["pairs"] = tuple(Pair(**p) for p in data.get("pairs", ()))
         values["hidden"] = tuple(Pair(**p) for p in data.get("hidden", ()))
-        report = values.pop("learning", None)
-        if isinstance(report, dict):
-            known_report = {f.name for f in fields(LearningReport)}
-            values["learning"] = LearningReport(
-                **{k: v for k, v in report.items() if k in known_report}
-            )
+        for name, kind in (("learning", LearningReport), ("second_opinion", SecondOpinionReport)):
+            report = values.pop(name, None)
+            if isinstance(report, dict):
+                known_report = {f.name for f in fields(kind)}
+                values[name] = kind(**{k: v for k, v in report.items() if k in known_report})
         values["attempts"] = tuple(Attempt(**a) for a in data.get("attempts", ()))
         values["raw_answers"] = tuple(data.get("raw_answers", ()))
         values["dropped"] = dict(data.get("dropped", {}))

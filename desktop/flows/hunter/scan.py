@@ -26,7 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.flows.hunter.describe import Describer, plain_description
-from desktop.flows.hunter.learning import ScanLearning
+from desktop.flows.hunter.learning import ScanLearning, dismissed, hide_like_dismissed
+from desktop.flows.hunter.opinion import (
+    SecondOpinion,
+    ask_second_opinion,
+    is_server,
+    opinion_report,
+)
 from desktop.flows.hunter.prompt import (
     ARRAY_KEYS,
     PromptNote,
@@ -106,7 +112,10 @@ class ScanJob:
             ),
             frames=frames,
         )
-        self.learning = ScanLearning(self.root, judge)
+        self.opinion: SecondOpinion | None = None
+        if settings.second_opinion and is_server(engine):
+            self.opinion = SecondOpinion(engine, constrain=settings.constrain, stop=stop)
+        self.learning = ScanLearning(self.root, judge, opinion=self.opinion is not None)
         self.hidden: list[Pair] = []
         self.describer = Describer(engine, constrain=settings.constrain)
         self.settings = settings
@@ -314,7 +323,7 @@ class ScanJob:
             stats = copy.deepcopy(self.judging.stats)
             learned_from += self.judging.judge_pairs(again, stop=self.stop)
             self.judging.stats = stats
-        self.learning.observe(learned_from, dismissed=self.dismissed)
+        self.learning.observe(learned_from, dismissed=lambda a, b: dismissed(self.loaded, a, b))
         vault_model = self.learning.fit()
         if vault_model is not None:
             self.judging.note_model = vault_model
@@ -353,25 +362,6 @@ class ScanJob:
                 else:
                     self.verifier.accepted[-1] = pair
         return verdicts
-
-    def dismissed(self, a: str, b: str) -> bool:
-        """The notes dismiss the pair (``hunter_false_positives``), whichever way round."""
-        na, nb = self.loaded.get(a), self.loaded.get(b)
-        if na is None or nb is None:
-            return False
-        return (
-            dismissal_key(nb.basename) in na.dismissed or dismissal_key(na.basename) in nb.dismissed
-        )
-
-    def hide_like_dismissed(self) -> None:
-        """Shown pairs whose sentence pair has a frame the user hid go to ``self.hidden``."""
-        kept: list[Pair] = []
-        for pair in self.verifier.accepted:
-            if self.learning.like_dismissed(pair, self.names):
-                self.hidden.append(replace(pair, hidden_because="like"))
-            else:
-                kept.append(pair)
-        self.verifier.accepted[:] = kept
 
     def recheck_model_pairs(self, first: int) -> None:
         """Classic mode: the model's own pairs (``accepted[first:]``) stand only if the judge
@@ -492,7 +482,8 @@ def scan(
         log.warning("scan failed: %s", exc)
         status, error = "error", str(exc)
     if status in ("ok", "stopped"):
-        s.hide_like_dismissed()
+        hide_like_dismissed(s)
+        ask_second_opinion(s)
     if status in ("ok", "stopped") and s.verifier.accepted:
         try:
             s.describe()
@@ -552,6 +543,7 @@ def scan(
         judge_id=judge.model_id,
         hidden=sort_pairs(hidden),
         learning=s.learning.report(),
+        second_opinion=opinion_report(s),
     )
     if run.status == "ok":
         try:
