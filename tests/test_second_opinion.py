@@ -218,3 +218,24 @@ def test_llama_cpp_python_server_gives_a_second_opinion(index: VaultIndex) -> No
     everything = (*result.pairs, *result.hidden)
     assert {p.second_opinion for p in everything} <= {"yes", "no", "split", "unusable"}
     assert len(everything) == 15
+
+
+def test_its_vote_is_kept_with_each_decision_and_its_weight_learned(index: VaultIndex) -> None:
+    from desktop.flows.hunter.labels import LabelStore
+    from desktop.flows.review import dismiss_pair
+
+    def yes(request: dict[str, Any]) -> str:
+        return json.dumps({"contradict": "yes"})
+
+    with openai_stub(yes) as url:
+        first = run(index, server(url))
+        assert len(first.pairs) == 15 and first.second_opinion.yes == 15
+        for p in [p for p in first.pairs if not lv.is_omega(p)][:10]:
+            dismiss_pair(index.root, p.path_a, p.path_b, on_change=index.update_paths)
+        again = run(index, server(url))
+    labels = LabelStore(index.root).read().labels.values()
+    assert len(labels) == 10
+    assert all(lab.features and lab.features["second_opinion"] == 1.0 for lab in labels)
+    # Ten pairs it said yes to were dismissed: its vote now weighs less in this vault.
+    assert again.learning.calibration in ("vault", "held")
+    assert again.second_opinion.weight < PRIOR_WEIGHT

@@ -167,7 +167,9 @@ class ScanLearning:
                 self.seen.dismissed.add(key)
             if lab is None:
                 continue
-            features = dict(v.features)
+            # What the judge does not score (the server's vote, when it was asked) is kept.
+            kept = lab.features_for(self.judge_id) or {}
+            features = {**{k: x for k, x in kept.items() if k not in v.features}, **v.features}
             self.seen.features[key] = features
             self.labels[key] = replace(lab, features=features, judge=self.judge_id)
 

@@ -172,6 +172,10 @@ class ScanJob:
             ok.append(path)
         return ok
 
+    def load_indexed(self, paths: Sequence[str]) -> list[str]:
+        """:meth:`load` for notes the index knows (a labelled pair's note may be gone)."""
+        return self.load(paths) if len(self.index.summaries(paths)) == len(paths) else []
+
     def prompt_notes(self, paths: Sequence[str]) -> dict[str, NoteInPrompt]:
         """label → note for one prompt (labels unique within it)."""
         labels = labels_for(paths)
@@ -308,7 +312,7 @@ class ScanJob:
         if recorded:
             self.verifier.dropped["recorded"] += len(recorded)
             pairs = [p for p in pairs if p not in recorded]
-        again = self.learning.pairs_to_judge_again(pairs, self.load)
+        again = self.learning.pairs_to_judge_again(pairs, self.load_indexed)
         paths = sorted({p for pair in (*pairs, *again) for p in pair})
         self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
         summaries = self.index.summaries(paths)
