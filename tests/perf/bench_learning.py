@@ -14,7 +14,7 @@
   N pairs shown does to the others, for N = 1…15 — how many decisions it takes.
 
 Prints one JSON object. Run:
-``python tests/perf/bench_learning.py [--sessions 100] [--vault /work/vaults/jekyll
+``python tests/perf/bench_learning.py [--reviews 100] [--vault /work/vaults/jekyll
 --judge models/judge/guard-int8.onnx]``.
 """
 
@@ -182,7 +182,7 @@ def vault_curve(vault: Path, judge_path: Path | None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sessions", type=int, default=100)
+    p.add_argument("--reviews", type=int, default=100, help="simulated review sessions")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--longest", type=int, default=60, help="most decisions in a session")
     p.add_argument("--vault", type=Path, help="a documentation vault for the decisions curve")
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             "shown_by_shipped": sum(shows(judge.note_model, r[2]) for r in rows),
             "seconds_to_judge": round(time.perf_counter() - t0, 1),
         },
-        "sessions": sessions(rows, judge.note_model, args.sessions, args.seed, args.longest),
+        "sessions": sessions(rows, judge.note_model, args.reviews, args.seed, args.longest),
     }
     if args.vault:
         out["vault"] = vault_curve(args.vault, args.judge)
