@@ -285,3 +285,20 @@ def test_hundreds_of_dismissals_keep_the_scan_quick(index: VaultIndex) -> None:
     assert again.duration < 30
     data = json.loads((index.root / ".antinomy" / "learned.json").read_text())
     assert len(data["labels"]) == 400
+
+
+def test_a_dismissal_undone_in_the_notes_is_taken_back_by_the_next_scan(
+    index: VaultIndex,
+) -> None:
+    from desktop.vault.transactions import undo_operation
+
+    first = lv.run_scan(index)
+    pair = first.pairs[0]
+    result = dismiss_pair(index.root, pair.path_a, pair.path_b, on_change=index.update_paths)
+    assert pair_key(pair.path_a, pair.path_b) in LabelStore(index.root).read().labels
+    assert result.operation_id is not None
+    undo_operation(index.root, result.operation_id)
+    index.update()
+    again = lv.run_scan(index)
+    assert len(again.pairs) == 15 and "dismissed" not in again.dropped
+    assert pair_key(pair.path_a, pair.path_b) not in LabelStore(index.root).read().labels

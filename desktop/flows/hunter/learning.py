@@ -68,8 +68,10 @@ class _Seen:
     """What this scan learned about the labels: pair key → (features, judge id)."""
 
     features: dict[tuple[str, str], dict[str, float]]
-    #: Pairs dismissed in the notes that the labels did not know.
+    #: Pairs dismissed in the notes that the labels did not know, and dismissals the notes
+    #: no longer hold.
     dismissed: set[tuple[str, str]]
+    undone: set[tuple[str, str]]
 
 
 class ScanLearning:
@@ -120,7 +122,7 @@ class ScanLearning:
             pair_key(lab.a, lab.b): lab for lab in self.learned.active()
         }
         self.frames = {f.key for f in self.learned.frames}
-        self.seen = _Seen({}, set())
+        self.seen = _Seen({}, set(), set())
         self.calibration: Calibration | None = None
         self.judged_again = 0
         self.hidden_by_calibration = 0
@@ -162,9 +164,15 @@ class ScanLearning:
             # Set aside by a reset, a label stays set aside: only a decision the file never
             # heard of is read from the notes.
             known = key in self.learned.labels
-            if lab is None and not known and dismissed(v.path_a, v.path_b):
+            in_notes = dismissed(v.path_a, v.path_b)
+            if lab is None and not known and in_notes:
                 lab = Label(key[0], key[1], positive=False, action="dismiss", source="notes")
                 self.seen.dismissed.add(key)
+            elif lab is not None and lab.action == "dismiss" and not in_notes:
+                # The notes no longer dismiss it (`tx undo`, an edit by hand): taken back.
+                del self.labels[key]
+                self.seen.undone.add(key)
+                continue
             if lab is None:
                 continue
             # What the judge does not score (the server's vote, when it was asked) is kept.
@@ -287,7 +295,10 @@ class ScanLearning:
         in ``report.error``, never raised: the decisions themselves are in the notes and in
         the file as it was."""
         if not self.usable or (
-            not self.seen.features and not self.seen.dismissed and self.calibration is None
+            not self.seen.features
+            and not self.seen.dismissed
+            and not self.seen.undone
+            and self.calibration is None
         ):
             return
         cal = self.calibration
@@ -305,6 +316,10 @@ class ScanLearning:
                             features={key: (features, self.judge_id)},
                             source="notes",
                         )
+                for key in self.seen.undone:
+                    lab = learned.labels.get(key)
+                    if lab is not None and lab.action == "dismiss":
+                        del learned.labels[key]
                 if cal is not None:
                     learned.calibration[self.judge_id] = calibration_summary(cal)
         except (OSError, ValueError, TypeError, VaultError) as exc:
