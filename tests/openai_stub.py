@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 ANSWER = "Two notes disagree about the release day of the week."
 
 
 class _Handler(BaseHTTPRequestHandler):
     models: tuple[str, ...] = ("stub-large", "stub-small")
+    #: The answer to a chat request (its JSON body); the fixed ANSWER by default.
+    answer: Callable[[dict[str, Any]], str] = staticmethod(lambda request: ANSWER)
 
     def log_message(self, *args: object) -> None:  # quiet
         pass
@@ -45,7 +48,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        words = ANSWER.split(" ")[: int(request.get("max_tokens") or 16)]
+        words = type(self).answer(request).split(" ")[: int(request.get("max_tokens") or 16)]
         for i, word in enumerate(words):
             chunk = {
                 "choices": [{"delta": {"content": word + (" " if i < len(words) - 1 else "")}}]
@@ -56,9 +59,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def openai_stub() -> Iterator[str]:
-    """Serve on a free loopback port; yields the base URL (``http://127.0.0.1:N/v1``)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+def openai_stub(answer: Callable[[dict[str, Any]], str] | None = None) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (``http://127.0.0.1:N/v1``).
+    ``answer``: what to answer a chat request (its JSON body), instead of ANSWER."""
+    handler = type("Handler", (_Handler,), {"answer": staticmethod(answer)} if answer else {})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="openai-stub", daemon=True)
     thread.start()
     try:

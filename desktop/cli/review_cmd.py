@@ -18,7 +18,7 @@ from pathlib import Path
 from desktop.cli import exits
 from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json
-from desktop.flows.hunter.records import load_last_run, save_last_run
+from desktop.flows.hunter.records import Pair, load_last_run, save_last_run
 from desktop.flows.review import (
     DEFAULT_PRINCIPLES_FOLDER,
     AmbiguousNote,
@@ -26,6 +26,7 @@ from desktop.flows.review import (
     NoteNotFound,
     ReviewResult,
     defeat_note,
+    dismiss_like,
     dismiss_pair,
     elevate_tension,
     fix_renames,
@@ -56,6 +57,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = _command(sub, "dismiss", "mark a pair as not a tension: the Hunter stops showing it")
     p.add_argument("a", metavar="A", help=NOTE_HELP)
     p.add_argument("b", metavar="B", help="the other note of the pair")
+    p.add_argument(
+        "--all-like-this",
+        action="store_true",
+        help="also hide, in every scan of this vault, each pair whose two sentences have the "
+        "frame of this pair's quotes (each note's own names and the numbers masked); the "
+        "quotes are the last scan's (`antinomy learned` lists hidden frames and takes "
+        "them back)",
+    )
     _expect_option(p, pair=True)
     set_handler(p, run_dismiss)
 
@@ -148,7 +157,7 @@ def seen_hashes(
         return None
     wanted = {p for p in paths if p is not None}
     seen: dict[str, str] = {}
-    for pair in run.pairs:
+    for pair in (*run.pairs, *run.hidden):
         shas = {pair.path_a: pair.sha_a, pair.path_b: pair.sha_b}
         if len(names) == 2 and set(shas) != wanted:
             continue
@@ -168,16 +177,20 @@ def remember_written(root: Path, result: ReviewResult) -> None:
             now[path] = hashlib.sha256((root / path).read_bytes()).hexdigest()
         except OSError:
             continue
-    pairs = tuple(
-        replace(
-            pair,
-            sha_a=now.get(pair.path_a, pair.sha_a),
-            sha_b=now.get(pair.path_b, pair.sha_b),
+
+    def fresh(pairs: tuple[Pair, ...]) -> tuple[Pair, ...]:
+        return tuple(
+            replace(
+                pair,
+                sha_a=now.get(pair.path_a, pair.sha_a),
+                sha_b=now.get(pair.path_b, pair.sha_b),
+            )
+            for pair in pairs
         )
-        for pair in run.pairs
-    )
-    if pairs != run.pairs:
-        save_last_run(root, replace(run, pairs=pairs))
+
+    pairs, hidden = fresh(run.pairs), fresh(run.hidden)
+    if pairs != run.pairs or hidden != run.hidden:
+        save_last_run(root, replace(run, pairs=pairs, hidden=hidden))
 
 
 def _command(
@@ -209,12 +222,16 @@ def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
         return exits.OK
     if result.operation_id is None:
         print(f"Nothing to write: the notes already say so ({result.summary}).")
+        if result.learned:
+            print(f"Learning: {result.learned}.")
         return exits.OK
     print(f"{result.summary}\nOperation {result.operation_id}")
     for path in result.changed:
         print(f"  changed  {path}")
     for path in result.created:
         print(f"  created  {path}")
+    if result.learned:
+        print(f"Learning: {result.learned}.")
     print(f"Undo with: {undo}")
     return exits.OK
 
@@ -222,8 +239,36 @@ def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
 def run_dismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
     seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
+    if args.all_like_this:
+        quote_a, quote_b = _last_quotes(root, args.a, args.b)
+        result, _ = dismiss_like(
+            root,
+            args.a,
+            args.b,
+            quote_a=quote_a,
+            quote_b=quote_b,
+            seen=seen,
+            on_change=index_follower(root),
+        )
+        return _done(args, root, result)
     return _done(
         args, root, dismiss_pair(root, args.a, args.b, seen=seen, on_change=index_follower(root))
+    )
+
+
+def _last_quotes(root: Path, a: str, b: str) -> tuple[str, str]:
+    """The quotes the last scan showed for the pair ``a``–``b``, in that order."""
+    files = VaultFiles(root)
+    path_a, path_b = files.locate(a), files.locate(b)
+    run = load_last_run(root)
+    for pair in (*run.pairs, *run.hidden) if run is not None else ():
+        if (pair.path_a, pair.path_b) == (path_a, path_b):
+            return pair.quote_a, pair.quote_b
+        if (pair.path_a, pair.path_b) == (path_b, path_a):
+            return pair.quote_b, pair.quote_a
+    raise BadInput(
+        f"The last scan of this vault did not show {path_a} ↔ {path_b}: “all like this” "
+        "hides the frame of the two sentences a scan showed — scan, then dismiss it again."
     )
 
 

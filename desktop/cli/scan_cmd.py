@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import textwrap
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
 
 from desktop.cli import exits
 from desktop.cli.common import (
@@ -18,14 +22,21 @@ from desktop.cli.common import (
     vault_path,
 )
 from desktop.cli.output import ProgressLine, print_json, progress
-from desktop.flows.hunter import DISCLAIMER, Mode, ScanRun, dropped_phrase, scan
+from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.flows.hunter.records import HIDDEN_REASONS, load_last_run
 from desktop.flows.judging import NOT_EVIDENCE_WORDS
 from inference.base import Generator
 from inference.engines import RuntimeSettings, open_generator, open_judge
+from inference.http_backend import is_loopback_host
 from inference.judge import Judge
 
 _BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
+
+OPINION_OFF_MACHINE = (
+    "antinomy: note: the language model server {url} is not on this machine — the two "
+    "sentences of every pair about to be shown are sent to it for a second opinion."
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,6 +73,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--judge", metavar="ONNX", help="another judge file instead of the shipped one")
     p.add_argument("--json", action="store_true", help="the run as JSON")
+    p.add_argument(
+        "--second-opinion",
+        action="store_true",
+        help="also ask your own OpenAI-compatible server (the saved backend http) whether each "
+        "pair about to be shown contradicts, both ways round: one more input of the decision "
+        "(off by default; the two quotes go to that server)",
+    )
+    p.add_argument(
+        "--show-hidden",
+        action="store_true",
+        help="no new scan: show the last scan of this vault with the pairs your decisions "
+        "hide (its calibration, or frames dismissed “all like this”) and why",
+    )
     add_embedder_backend_options(p)
     set_handler(p, run_scan)
 
@@ -83,6 +107,8 @@ def _load_judge(runtime: RuntimeSettings) -> Judge:
 
 
 def run_scan(args: argparse.Namespace) -> int:
+    if args.show_hidden:
+        return show_hidden(args)
     mode: Mode = "whole-vault" if args.whole_vault else "focus" if args.focus else "classic"
     if args.cap is not None and mode != "classic":
         # Refused rather than silently ignored: the cap only picks a classic scan's notes.
@@ -98,8 +124,20 @@ def run_scan(args: argparse.Namespace) -> int:
         )
     if args.max_pairs is not None and mode != "whole-vault":
         raise UsageError(f"--max-pairs bounds a whole-vault scan; a {mode} scan does not use it.")
-    run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=_scan_flags(args))
+    flags = {**_scan_flags(args), "second_opinion": True if args.second_opinion else None}
+    run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=flags)
     settings = run_settings.scan
+    if args.second_opinion:
+        server = run_settings.runtime.http
+        if run_settings.runtime.backend != "http" or server is None:
+            raise UsageError(
+                "--second-opinion asks your own OpenAI-compatible server, and the language "
+                'model is the embedded one: save a server as the backend (`"backend": {"kind": '
+                '"http", "base_url": "http://127.0.0.1:8080/v1"}` in settings.json, or the '
+                "app's Settings), then scan again."
+            )
+        if not is_loopback_host(urlsplit(server.base_url).hostname or ""):
+            progress(OPINION_OFF_MACHINE.format(url=server.base_url))
     vault_path(args)  # a missing vault is exit 2 before any model loads
     judge = _load_judge(run_settings.runtime)  # then a missing judge stops here, exit 69
     index = open_index(args, embed=True, runtime=run_settings.runtime)
@@ -132,7 +170,7 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(run.to_json() | {"debug_note": debug_note, "vault": str(index.root)})
     else:
-        print_run(run, debug_note=debug_note)
+        print_run(run, debug_note=debug_note, vault=index.root)
     if run.status == "format_failure":
         return exits.DATA_ERROR
     if run.status == "stopped":
@@ -142,7 +180,85 @@ def run_scan(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
+def show_hidden(args: argparse.Namespace) -> int:
+    """The last scan with its hidden pairs (no models loaded)."""
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in ("focus", "whole_vault", "cap", "body_chars", "max_pairs", "llm", "judge")
+        if getattr(args, name)
+    ]
+    if given:
+        raise UsageError(
+            f"--show-hidden shows the last scan as it was and runs none: drop {', '.join(given)}."
+        )
+    root = vault_path(args)
+    run = load_last_run(root)
+    if run is None:
+        raise UsageError(
+            f"No completed scan of {root} is kept yet — run `antinomy scan` first (the hidden "
+            "pairs are those a scan's learning hid)."
+        )
+    if args.json:
+        print_json(run.to_json() | {"vault": str(root)})
+    else:
+        print_run(run, vault=root, hidden=True)
+    return exits.OK
+
+
+def print_learning(run: ScanRun, vault: Path | None, *, hidden: bool) -> None:
+    """What the user's decisions changed, in one line (and where the hidden pairs are)."""
+    report = run.learning
+    if report.error:
+        print(f"⚠ learning: {report.error}", file=sys.stdout)
+    if not report.message:
+        return
+    line = f"learned from your decisions: {report.message}"
+    if run.hidden and not hidden:
+        command = ["antinomy", "scan", "--show-hidden"]
+        if vault is not None:
+            command += ["--vault", str(vault)]
+        line += f" — show them: {shlex.join(command)}"
+    print(line, file=sys.stdout)
+
+
+def print_opinion(run: ScanRun) -> None:
+    """What the user's server said, when it was asked (or why it was not)."""
+    o = run.second_opinion
+    if o.asked:
+        where = " (not on this machine)" if o.leaves_machine else ""
+        print(
+            f"second opinion from {o.server}{where}: {o.asked} pairs asked both ways "
+            f"({o.requests} requests, {o.seconds:.1f} s) — {o.yes} yes, {o.no} no, {o.split} "
+            f"split, {o.unusable} unusable, {o.failed} failed; {o.hidden} hidden by its no",
+            file=sys.stdout,
+        )
+    if o.error:
+        print(f"⚠ second opinion: {o.error}", file=sys.stdout)
+
+
+def print_pair(i: int, pair: Pair, out: TextIO) -> None:
+    badge = _BADGE.get(pair.confidence, "MED ")
+    mark = "*" if pair.confidence_defaulted else " "
+    p = f" {pair.probability:.2f}" if pair.probability is not None else ""
+    print(f"{i:>2}. [{badge}{p}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
+    for line in textwrap.wrap(pair.description, 88):
+        print(f"      {line}", file=out)
+    print(f"      A: “{pair.quote_a}”", file=out)
+    print(f"      B: “{pair.quote_b}”", file=out)
+    if pair.second_opinion:
+        print(f"      second opinion: {pair.second_opinion}", file=out)
+    if pair.hidden_because:
+        why = HIDDEN_REASONS.get(pair.hidden_because, pair.hidden_because)
+        print(f"      hidden: {why}", file=out)
+
+
+def print_run(
+    run: ScanRun,
+    *,
+    debug_note: str | None = None,
+    vault: Path | None = None,
+    hidden: bool = False,
+) -> None:
     out = sys.stdout
     print(run.summary(), file=out)
     if run.excluded:
@@ -164,6 +280,8 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
             ),
             file=out,
         )
+    print_learning(run, vault, hidden=hidden)
+    print_opinion(run)
     if run.not_evidence:
         parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
         print("not read as claims: " + ", ".join(parts), file=out)
@@ -191,14 +309,15 @@ def print_run(run: ScanRun, *, debug_note: str | None = None) -> None:
     if not run.pairs and run.status == "ok":
         print("No contradiction found in this run (that is not proof that none exist).", file=out)
     for i, pair in enumerate(run.pairs, 1):
-        badge = _BADGE.get(pair.confidence, "MED ")
-        mark = "*" if pair.confidence_defaulted else " "
-        p = f" {pair.probability:.2f}" if pair.probability is not None else ""
-        print(f"{i:>2}. [{badge}{p}]{mark} {pair.note_a}  ↔  {pair.note_b}", file=out)
-        for line in textwrap.wrap(pair.description, 88):
-            print(f"      {line}", file=out)
-        print(f"      A: “{pair.quote_a}”", file=out)
-        print(f"      B: “{pair.quote_b}”", file=out)
+        print_pair(i, pair, out)
+    if hidden:
+        print("", file=out)
+        if not run.hidden:
+            print("Your decisions hid no pair in this scan.", file=out)
+        else:
+            print(f"Hidden by what your decisions taught this vault ({len(run.hidden)}):", file=out)
+        for i, pair in enumerate(run.hidden, len(run.pairs) + 1):
+            print_pair(i, pair, out)
     if run.description_failures:
         print(
             f"  the model could not describe {run.description_failures} "

@@ -114,6 +114,9 @@ class ScanSettings:
     #: Shown pairs whose one-line description the language model writes (the others
     #: get a plain one); each costs one short request.
     describe: int = 8
+    #: Ask the user's own language-model server (backend http) whether each pair about to
+    #: be shown contradicts, both orders: one more input of the decision. Off by default.
+    second_opinion: bool = False
     #: Classic mode also asks the language model for pairs (re-checked by the judge).
     ask_model: bool = True
 
@@ -141,9 +144,91 @@ class Pair:
     found_by: str = "model"
     #: The description is the model's ("model") or built from the quotes ("plain").
     described_by: str = "model"
+    #: The note-level features the decision read (``desktop.flows.judging.FEATURES``): kept
+    #: so that a review decision on the pair becomes a label with them. Empty: not judged
+    #: at note level (a classic scan's model pair).
+    features: dict[str, float] = field(default_factory=dict, compare=False)
+    #: Why the pair is not shown although it passed ("" for a shown pair): what the user's
+    #: decisions taught this vault (:data:`HIDDEN_REASONS`).
+    hidden_because: str = ""
+    #: What the user's server said when asked (``ScanSettings.second_opinion``): yes, no
+    #: (both orders), split, unusable, failed; "" when it was not asked.
+    second_opinion: str = ""
 
     def key(self) -> frozenset[str]:
         return frozenset((self.path_a, self.path_b))
+
+
+#: Why a pair that passed is hidden, by the key in ``Pair.hidden_because``.
+HIDDEN_REASONS = {
+    "calibration": "this vault's calibration, learned from your decisions, does not show it "
+    "(the shipped one would)",
+    "like": "its two sentences are like a pair you dismissed with “all like this”",
+    "second_opinion": "your language-model server answered that the two sentences do not "
+    "contradict, both ways round, and that outweighed the judge",
+}
+
+
+@dataclass(frozen=True)
+class SecondOpinionReport:
+    """What the user's own server said (``ScanRun.second_opinion``; all 0 when not asked)."""
+
+    #: Pairs asked, requests made (two a pair: both orders), and the verdicts.
+    asked: int = 0
+    requests: int = 0
+    yes: int = 0
+    no: int = 0
+    split: int = 0
+    unusable: int = 0
+    failed: int = 0
+    #: Pairs its "no" hid, and the seconds its requests took.
+    hidden: int = 0
+    seconds: float = 0.0
+    server: str = ""
+    #: The server is not on this machine: the quotes were sent over the network.
+    leaves_machine: bool = False
+    #: The weight of its vote in the note-level decision (log-odds).
+    weight: float = 0.0
+    #: Why it was not asked, or what went wrong ("" if nothing).
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class LearningReport:
+    """What the user's decisions changed in one scan (``ScanRun.learning``)."""
+
+    #: Decisions kept for this vault (since the last reset), and those the calibration
+    #: read (with features from this judge); the rest wait for a scan to judge their pair.
+    decisions: int = 0
+    used: int = 0
+    waiting: int = 0
+    positives: int = 0
+    #: Labelled pairs judged by this scan only to learn their features.
+    judged_again: int = 0
+    #: shipped (nothing learned yet), too few, vault, held, refused — see
+    #: :mod:`desktop.flows.hunter.calibrate`; and why, in words.
+    calibration: str = "shipped"
+    reason: str = ""
+    #: The shown threshold: shipped, and this vault's (None: no note-level model decided).
+    threshold_shipped: float | None = None
+    threshold_vault: float | None = None
+    #: Decisions needed before the vault's calibration is fitted.
+    min_decisions: int = 0
+    #: Pairs hidden by the vault's calibration / by a hidden frame (the vault's calibration
+    #: only ever hides: it never shows a pair the shipped one would not).
+    hidden_by_calibration: int = 0
+    hidden_like: int = 0
+    #: Sentence frames hidden for this vault.
+    frames: int = 0
+    #: The one line the CLI and the results view show ("" when there is nothing to say).
+    message: str = ""
+    #: What went wrong reading or writing what was learned ("" if nothing): the scan then
+    #: decides as shipped and says so.
+    error: str = ""
+
+    @property
+    def hidden(self) -> int:
+        return self.hidden_by_calibration + self.hidden_like
 
 
 @dataclass(frozen=True)
@@ -214,6 +299,13 @@ class ScanRun:
     #: What decided the shown pairs: the note-level model's id, or "" for the judge's
     #: threshold on the strongest sentence pair.
     decided_by: str = ""
+    #: The judge's model id (its sha256 prefix): the features of ``pairs`` are its scores.
+    judge_id: str = ""
+    #: Pairs that passed but are hidden by what the user's decisions taught this vault, each
+    #: with its reason (``Pair.hidden_because``): one command away (``scan --show-hidden``).
+    hidden: tuple[Pair, ...] = ()
+    learning: LearningReport = field(default_factory=LearningReport)
+    second_opinion: SecondOpinionReport = field(default_factory=SecondOpinionReport)
 
     @property
     def dropped_total(self) -> int:
@@ -252,6 +344,12 @@ class ScanRun:
         values = {k: v for k, v in data.items() if k in known}
         values["excluded"] = tuple(Excluded(**e) for e in data.get("excluded", ()))
         values["pairs"] = tuple(Pair(**p) for p in data.get("pairs", ()))
+        values["hidden"] = tuple(Pair(**p) for p in data.get("hidden", ()))
+        for name, kind in (("learning", LearningReport), ("second_opinion", SecondOpinionReport)):
+            report = values.pop(name, None)
+            if isinstance(report, dict):
+                known_report = {f.name for f in fields(kind)}
+                values[name] = kind(**{k: v for k, v in report.items() if k in known_report})
         values["attempts"] = tuple(Attempt(**a) for a in data.get("attempts", ()))
         values["raw_answers"] = tuple(data.get("raw_answers", ()))
         values["dropped"] = dict(data.get("dropped", {}))

@@ -17,6 +17,7 @@ judge reads its quotes as contradicting.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections.abc import Sequence
@@ -25,6 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.flows.hunter.describe import Describer, plain_description
+from desktop.flows.hunter.learning import ScanLearning, dismissed, hide_like_dismissed
+from desktop.flows.hunter.opinion import (
+    SecondOpinion,
+    ask_second_opinion,
+    is_server,
+    opinion_report,
+)
 from desktop.flows.hunter.prompt import (
     ARRAY_KEYS,
     PromptNote,
@@ -37,6 +45,7 @@ from desktop.flows.hunter.records import (
     Attempt,
     Excluded,
     Mode,
+    Pair,
     ScanError,
     ScanRun,
     ScanSettings,
@@ -102,6 +111,11 @@ class ScanJob:
             ),
             frames=frames,
         )
+        self.opinion: SecondOpinion | None = None
+        if settings.second_opinion and is_server(engine):
+            self.opinion = SecondOpinion(engine, constrain=settings.constrain, stop=stop)
+        self.learning = ScanLearning(self.root, judge, opinion=self.opinion is not None)
+        self.hidden: list[Pair] = []
         self.describer = Describer(engine, constrain=settings.constrain)
         self.settings = settings
         self.stop = stop
@@ -111,6 +125,8 @@ class ScanJob:
         self.attempts: list[Attempt] = []
         self.raw_failures: list[str] = []
         self.loaded: dict[str, NoteInPrompt] = {}
+        #: Title and aliases of each judged note: the words that name its subject.
+        self.names: dict[str, tuple[str, ...]] = {}
         self.unloadable: set[str] = set()  # excluded once, not at every ask
         self.excerpts: dict[str, str] = {}
         self.types: dict[str, str] = {}
@@ -154,6 +170,10 @@ class ScanJob:
             self.types[path] = note.type or "note"
             ok.append(path)
         return ok
+
+    def load_indexed(self, paths: Sequence[str]) -> list[str]:
+        """:meth:`load` for notes the index knows (a labelled pair's note may be gone)."""
+        return self.load(paths) if len(self.index.summaries(paths)) == len(paths) else []
 
     def prompt_notes(self, paths: Sequence[str]) -> dict[str, NoteInPrompt]:
         """label → note for one prompt (labels unique within it)."""
@@ -284,24 +304,40 @@ class ScanJob:
     # -- judge -------------------------------------------------------------
 
     def judge_note_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[NotePairVerdict]:
-        """Judge ``pairs`` (both notes loaded) and verify the ones that pass as pairs."""
+        """Judge ``pairs`` (both notes loaded) and verify the ones that pass as pairs: shown,
+        or hidden by what the user's decisions taught this vault (``self.hidden``)."""
         # A tension note against a note it links to would only find the tension it records.
         recorded = {p for p in pairs if records_pair(self.loaded[p[0]], self.loaded[p[1]])}
         if recorded:
             self.verifier.dropped["recorded"] += len(recorded)
             pairs = [p for p in pairs if p not in recorded]
-        paths = sorted({p for pair in pairs for p in pair})
+        again = self.learning.pairs_to_judge_again(pairs, self.load_indexed)
+        paths = sorted({p for pair in (*pairs, *again) for p in pair})
         self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
         summaries = self.index.summaries(paths)
-        self.judging.prepare(
-            {p: self.loaded[p].text for p in paths},
-            names={p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p)) is not None},
-        )
+        self.names.update({p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p))})
+        self.judging.prepare({p: self.loaded[p].text for p in paths}, names=self.names)
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
         )
+        learned_from = list(verdicts)
+        if again and not self.stopped():
+            # Judged only to learn their features: not counted in this run's figures.
+            stats = copy.deepcopy(self.judging.stats)
+            learned_from += self.judging.judge_pairs(again, stop=self.stop)
+            self.judging.stats = stats
+        self.learning.observe(learned_from, dismissed=lambda a, b: dismissed(self.loaded, a, b))
+        vault_model = self.learning.fit()
+        if vault_model is not None:
+            self.judging.note_model = vault_model
         for v in verdicts:
-            if v.best is None or not self.judging.shown(v):
+            shipped = self.learning.shipped_shows(v)
+            if vault_model is not None:
+                p = vault_model.probability(v.features) if v.features else None
+                v = replace(v, probability=p)
+            # The vault's calibration only ever hides what the shipped one shows.
+            shown = shipped and (vault_model is None or self.judging.shown(v))
+            if v.best is None or not shipped:
                 continue
             notes = self.prompt_notes([v.path_a, v.path_b])
             label = {n.path: n.label for n in notes.values()}
@@ -316,10 +352,18 @@ class ScanJob:
             before = len(self.verifier.accepted)
             self.verifier.check_answer([item], notes)
             if len(self.verifier.accepted) > before:
-                pair = self.verifier.accepted[-1]
-                self.verifier.accepted[-1] = replace(
-                    pair, probability=round(v.contradiction, 4), found_by="judge"
+                pair = replace(
+                    self.verifier.accepted[-1],
+                    probability=round(v.contradiction, 4),
+                    found_by="judge",
+                    features=dict(v.features),
                 )
+                pair = self.learning.hidden_pair(pair, shown=shown)
+                if pair.hidden_because:
+                    self.verifier.accepted.pop()
+                    self.hidden.append(pair)
+                else:
+                    self.verifier.accepted[-1] = pair
         return verdicts
 
     def recheck_model_pairs(self, first: int) -> None:
@@ -440,6 +484,9 @@ def scan(
     except AntinomyError as exc:
         log.warning("scan failed: %s", exc)
         status, error = "error", str(exc)
+    if status in ("ok", "stopped"):
+        hide_like_dismissed(s)
+        ask_second_opinion(s)
     if status in ("ok", "stopped") and s.verifier.accepted:
         try:
             s.describe()
@@ -450,6 +497,9 @@ def scan(
                 s.verifier.accepted[i] = replace(
                     pair, description=plain_description(pair), described_by="plain"
                 )
+    hidden = [replace(p, description=plain_description(p), described_by="plain") for p in s.hidden]
+    if status in ("ok", "stopped"):
+        s.learning.save()
     s.tick(1, 1, "done")
     s.close()
     attempts = [*s.attempts, *s.describer.attempts]
@@ -493,6 +543,10 @@ def scan(
         not_evidence=dict(stats.not_evidence.most_common()),
         set_aside=dict(stats.set_aside.most_common()),
         decided_by=s.judging.note_model.model_id if s.judging.note_model is not None else "",
+        judge_id=judge.model_id,
+        hidden=sort_pairs(hidden),
+        learning=s.learning.report(),
+        second_opinion=opinion_report(s),
     )
     if run.status == "ok":
         try:

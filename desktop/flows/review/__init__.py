@@ -1,5 +1,8 @@
 """Review actions: dismiss, undismiss, elevate, resolve, defeat — each one
-journaled, undoable transaction that changes only the frontmatter keys it is about.
+journaled, undoable transaction that changes only the frontmatter keys it is about —
+and what the scan learns from them: each decision a label (``ReviewResult.learned``
+says so), ``dismiss_like`` to hide every pair like one, ``unhide_frame`` and
+``reset_learning`` to take that back.
 
 All paths are vault-relative (an unambiguous basename is accepted too).
 ``seen`` maps a path to the sha256 of the bytes the user saw (``Pair.sha_a``);
@@ -15,7 +18,7 @@ from desktop.flows.review.decide import (
     elevate_tension,
     resolve_tension,
 )
-from desktop.flows.review.dismiss import dismiss_pair, list_dismissed, undismiss_pair
+from desktop.flows.review.dismiss import dismiss_like, dismiss_pair, list_dismissed, undismiss_pair
 from desktop.flows.review.errors import (
     AmbiguousNote,
     BadInput,
@@ -26,6 +29,7 @@ from desktop.flows.review.errors import (
     PrincipleExists,
     ReviewRefused,
 )
+from desktop.flows.review.learn import reset_learning, unhide_frame
 from desktop.flows.review.records import (
     DEFAULT_PRINCIPLES_FOLDER,
     FALSE_POSITIVES,
@@ -52,12 +56,15 @@ __all__ = [
     "VaultFiles",
     "available_actions",
     "defeat_note",
+    "dismiss_like",
     "dismiss_pair",
     "elevate_tension",
     "find_rename_fixes",
     "fix_renames",
     "infer_renames",
     "list_dismissed",
+    "reset_learning",
     "resolve_tension",
     "undismiss_pair",
+    "unhide_frame",
 ]

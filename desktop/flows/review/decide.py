@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from desktop.flows.review.errors import BadInput, NotEligible, PrincipleExists, ReviewRefused
+from desktop.flows.review.learn import confirmed_pairs, keep_decision
 from desktop.flows.review.records import DEFAULT_PRINCIPLES_FOLDER, ReviewResult
 from desktop.flows.review.vaultfiles import NoteText, VaultFiles, apply_review
 from desktop.vault.frontmatter import FrontmatterError, set_key
@@ -91,7 +92,7 @@ def elevate_tension(
         lambda t: set_key(t, "motive", "elevated"),
         lambda t: set_key(t, "replaced_by", f"[[{title}]]"),
     )
-    return apply_review(
+    result = apply_review(
         files.root,
         operation_type="elevate",
         summary=f"Elevate the tension {note.basename} to the principle {title}",
@@ -99,6 +100,8 @@ def elevate_tension(
         created=[(path, principle)],
         on_change=on_change,
     )
+    pairs = confirmed_pairs(files.root, files, note)
+    return keep_decision(files.root, result, action="elevate", pairs=pairs)
 
 
 def resolve_tension(
@@ -111,13 +114,15 @@ def resolve_tension(
     """Set ``status: resolved`` on an open tension. Blocking: call it from a worker thread."""
     files = VaultFiles(root)
     note = _open_tension(files, tension, seen, action="resolved")
-    return apply_review(
+    result = apply_review(
         files.root,
         operation_type="resolve",
         summary=f"Mark the tension {note.basename} resolved",
         replaced=[(note, _edit(note, lambda t: set_key(t, "status", "resolved")))],
         on_change=on_change,
     )
+    pairs = confirmed_pairs(files.root, files, note)
+    return keep_decision(files.root, result, action="resolve", pairs=pairs)
 
 
 def defeat_note(
@@ -149,19 +154,22 @@ def defeat_note(
         lambda t: set_key(t, target.type_key or "type", "defeated"),
         lambda t: set_key(t, "motive", motive),
     ]
+    successor: str | None = None
     if replaced_by is not None and replaced_by.strip():
         successor = files.locate(replaced_by)
         if successor == target.path:
             raise BadInput(f"{target.path} cannot be replaced by itself — name another note.")
         link = files.link_to(successor)
         edits.append(lambda t: set_key(t, "replaced_by", link))
-    return apply_review(
+    result = apply_review(
         files.root,
         operation_type="defeat",
         summary=f"Defeat the {target.type} {target.basename}: {motive}"[:400],
         replaced=[(target, _edit(target, *edits))],
         on_change=on_change,
     )
+    pairs = confirmed_pairs(files.root, files, target, successor)
+    return keep_decision(files.root, result, action="defeat", pairs=pairs)
 
 
 _CLAUSE_HINT = {"IF": "when the principle applies", "THEN": "what you do then"}

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
+from desktop.flows.hunter.labels import HiddenFrame, LabelStore, frame_key, names_of, now
 from desktop.flows.review.errors import (
+    BadInput,
     DismissalListInvalid,
     DuplicateBasename,
     NoteNotFound,
     ReviewRefused,
 )
+from desktop.flows.review.learn import forget_dismissal, keep_decision
 from desktop.flows.review.records import FALSE_POSITIVES, DismissedPair, ReviewResult
 from desktop.flows.review.vaultfiles import (
     NoteText,
@@ -23,6 +27,7 @@ from desktop.flows.review.vaultfiles import (
     apply_review,
     entry_name,
 )
+from desktop.vault.errors import VaultError
 from desktop.vault.frontmatter import (
     FrontmatterError,
     add_to_list,
@@ -63,7 +68,7 @@ def dismiss_pair(
                 f"{note.path} and {', '.join(others)}. Nothing was written — rename one of "
                 "them, then dismiss the pair again."
             )
-    return apply_review(
+    result = apply_review(
         files.root,
         operation_type="dismiss",
         summary=f"Dismiss the pair {note_a.basename} ↔ {note_b.basename} (not a tension)",
@@ -73,6 +78,7 @@ def dismiss_pair(
         ],
         on_change=on_change,
     )
+    return keep_decision(files.root, result, action="dismiss", pairs=[(note_a.path, note_b.path)])
 
 
 def undismiss_pair(
@@ -99,13 +105,51 @@ def undismiss_pair(
         check_dismissal_list(note)
     replaced = [(note, _without_entry(note, name)) for note, name in zip(notes, names, strict=True)]
     shown = " ↔ ".join(sorted({notes[0].basename, names[0]}, key=name_key))
-    return apply_review(
+    result = apply_review(
         files.root,
         operation_type="undismiss",
         summary=f"Undismiss the pair {shown} (the Hunter may show it again)",
         replaced=replaced,
         on_change=on_change,
     )
+    if len(notes) == 2:
+        result = forget_dismissal(files.root, result, (notes[0].path, notes[1].path))
+    return result
+
+
+def dismiss_like(
+    root: str | os.PathLike[str],
+    a: str,
+    b: str,
+    *,
+    quote_a: str,
+    quote_b: str,
+    seen: Mapping[str, str] | None = None,
+    on_change: OnChange | None = None,
+) -> tuple[ReviewResult, HiddenFrame]:
+    """Dismiss the pair ``a``–``b`` and hide, for the whole vault and every scan mode, every
+    pair whose two sentences have the frame of ``quote_a``/``quote_b`` (each note's own
+    names and the numbers masked). The dismissal is one transaction like
+    :func:`dismiss_pair`; the frame is kept in ``.antinomy/learned.json`` and listed by
+    ``antinomy learned`` (undo: :func:`unhide_frame`). Blocking: call it from a worker thread."""
+    files = VaultFiles(root)
+    path_a, path_b = files.locate(a), files.locate(b)
+    if not quote_a.strip() or not quote_b.strip():
+        raise BadInput("“All like this” needs the pair's two quotes, as the scan showed them.")
+    result = dismiss_pair(files.root, path_a, path_b, seen=seen, on_change=on_change)
+    key = frame_key(quote_a, names_of(files.root, path_a), quote_b, names_of(files.root, path_b))
+    hidden = HiddenFrame(key, quote_a, quote_b, path_a, path_b, at=now())
+    try:
+        with LabelStore(files.root).editing() as learned:
+            if all(f.key != key for f in learned.frames):
+                learned.frames.append(hidden)
+    except (OSError, ValueError, VaultError) as exc:
+        return replace(
+            result, learned=f"the pair is dismissed, but its frame could not be hidden ({exc})"
+        ), hidden
+    return replace(
+        result, learned=(result.learned + "; " if result.learned else "") + "pairs like it hidden"
+    ), hidden
 
 
 def list_dismissed(root: str | os.PathLike[str]) -> list[DismissedPair]:

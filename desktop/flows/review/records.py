@@ -24,6 +24,9 @@ class ReviewResult:
     changed: tuple[str, ...]
     created: tuple[str, ...]
     summary: str = ""
+    #: What the scan will learn from the decision ("kept as 1 dismissed pair to learn
+    #: from"), or why it could not be kept (the notes still say it). "" when nothing.
+    learned: str = ""
 
 
 @dataclass(frozen=True)
