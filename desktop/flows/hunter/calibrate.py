@@ -10,10 +10,14 @@ shipped model): a handful of decisions moves it a little, a consistent run of th
 
 The result is read as the prior's probability with the vault's own weights and a vault
 threshold (the fitted bias shift turned into a threshold on the prior's scale). Before it
-decides anything, two checks:
+decides anything, three checks:
 
+* the decisions must say the scan is wrong here more often than right (a binomial test on
+  the pairs the prior showed): decisions that agree with the shipped calibration move
+  nothing, however many there are;
 * cross-validation on the decisions themselves: fitted without each fold, the update must
-  err on no more of that fold's decisions than the prior does, else it is refused;
+  get clearly more of that fold's decisions right than the prior (a sign test), else it is
+  refused;
 * no pair the user confirmed (elevated, resolved, defeated) that the prior shows may be
   hidden: a confirmation weighs as many dismissals as it takes to keep them all shown (up
   to ten), and if even that would hide one, the vault's threshold is held at it.

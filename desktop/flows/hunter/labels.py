@@ -383,10 +383,6 @@ def _tension_action(kind: str | None, status: str | None, motive: object) -> str
     return None
 
 
-def frames_of(learned: Learned) -> set[str]:
-    return {f.key for f in learned.frames}
-
-
 def summary_counts(labels: Sequence[Label]) -> dict[str, int]:
     """Decisions by action, for a report."""
     out: dict[str, int] = {}

@@ -50,10 +50,10 @@ def keep_decision(
             labels = record(learned, wanted, action=action, features=features)
     except (OSError, ValueError, VaultError) as exc:
         log.warning("the decision could not be kept as a label: %s", exc)
+        after = ", and the next scan reads it from them" if action == "dismiss" else ""
         return replace(
             result,
-            learned=f"not kept for the scan to learn from ({exc}); the notes still say it, "
-            "and the next scan reads it from them",
+            learned=f"not kept for the scan to learn from ({exc}); the notes still say it{after}",
         )
     sign = "confirmed" if labels[0].positive else "dismissed"
     overrode = [lab for lab in labels if lab.overrode]
