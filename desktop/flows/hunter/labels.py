@@ -196,7 +196,7 @@ class LabelStore:
             except ValueError as exc:
                 damaged = folder / (LEARNED_FILE + ".damaged")
                 log.warning("%s is damaged (%s): kept as %s, rebuilt", self.path, exc, damaged)
-                os.replace(folder / LEARNED_FILE, damaged)
+                (folder / LEARNED_FILE).rename(damaged)  # set aside, not written: no temp file
                 learned = rebuild(self.root)
             yield learned
             target = folder / LEARNED_FILE
