@@ -124,12 +124,15 @@ def test_doctor_loads_the_three_models_from_the_bundle(bundle: Path, clean: dict
     assert done.returncode == 0, done.stderr + done.stdout
     report = json.loads(done.stdout)
     assert report["ok"] is True
-    models = {m["kind"]: m for m in report["models"]}
-    assert set(models) == {"llm", "embedder", "judge"}
-    for model in models.values():
+    models = report["models"]
+    # The scan's judge with its note-level model, and the guard's own judge.
+    assert {m["kind"] for m in models} == {"llm", "embedder", "judge", "note_model"}
+    assert [m.get("role") for m in models if m["kind"] == "judge"] == [None, "guard"]
+    for model in models:
         assert model["verified"] is True
         assert Path(model["path"]).is_relative_to(bundle), model["path"]
-        assert Path(model["tokenizer"] or bundle).is_relative_to(bundle)
+        assert Path(model.get("tokenizer") or bundle).is_relative_to(bundle)
+    assert report["guard_judge"]["id"].startswith("guard-int8.onnx:")
     assert report["generation"]["generated_tokens"] > 0
     RECORD["ready_seconds"] = report["ready_s"]
     RECORD["engines"] = report["engines"]
