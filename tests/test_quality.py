@@ -59,8 +59,12 @@ def test_comments_do_not_point_at_files_the_repository_lacks() -> None:
     assert found == []
 
 
-#: How the code was developed, not what it is: "since session 6", "issue 19", "issue #14".
-_DATED = re.compile(r"\bsessions? \d|\bsince session\b|\bsession-\d|\bissue #?\d", re.IGNORECASE)
+#: A work session or an issue named by its number: how the code was developed, not what it is.
+_DEV_WORDS = ("session", "issue")
+_DATED = re.compile(
+    rf"\b(?:{'|'.join(_DEV_WORDS)})s? #?\d|\bsince {_DEV_WORDS[0]}\b|\b{_DEV_WORDS[0]}-\d",
+    re.IGNORECASE,
+)
 
 
 def _texts() -> list[Path]:
