@@ -272,6 +272,9 @@ def locate_assembled(spec: ModelSpec) -> tuple[Path, str]:
                     for block in iter(lambda: fh.read(1 << 20), b""):
                         digest.update(block)
                         out.write(block)
+            # On disk before it is named: the hash cached for it must describe its bytes.
+            out.flush()
+            os.fsync(out.fileno())
         if digest.hexdigest() != spec.sha256:
             raise ModelUnavailable(
                 f"The parts of {spec.title} join into a file with sha256 "

@@ -21,7 +21,8 @@ Every model runs the same fixed set (tests/data/llm_choice/, written for this be
   their words not in the source (a proxy; the claims are printed to be read).
 
 * **startup** — load + first token in a fresh process, 3 times from the disk (the file's
-  pages evicted) and 3 times from the page cache (a restart): medians.
+  pages evicted) and 3 times from the page cache (a restart), then doctor's generation
+  speed in each: medians.
 
 The commands run the product from this checkout, one process per run, so their times
 include loading the model, the embedder and the judge. ``--busy-core`` keeps one core
@@ -175,6 +176,7 @@ def startup_worker(gguf: str, *, evicted: bool) -> dict[str, Any]:
     """In a fresh process: load + first token, from the disk (``evicted``) or the page
     cache (a restart), and the RSS once loaded."""
     from inference.base import GenerationSettings, Message
+    from inference.diagnostics import measure_generation
     from inference.engines import RuntimeSettings, open_generator
     from inference.registry import resolve_model
 
@@ -188,13 +190,21 @@ def startup_worker(gguf: str, *, evicted: bool) -> dict[str, Any]:
     engine.complete([Message("user", "Say hello.")], settings=GenerationSettings(max_tokens=1))
     first = time.perf_counter() - t1
     idle, _ = rss_mb()
-    return {"load_s": load, "first_token_s": first, "rss_idle_mb": idle}
+    speed = measure_generation(engine)
+    return {
+        "load_s": load,
+        "first_token_s": first,
+        "rss_idle_mb": idle,
+        "tokens_per_second": speed.tokens_per_second,
+        "prompt_tokens_per_second": speed.prompt_tokens_per_second,
+    }
 
 
 def bench_startup(gguf: str, rounds: int = 3) -> dict[str, Any]:
     """Median of ``rounds`` starts from the disk and from the page cache, each its own
-    process."""
+    process, and the median speed of the six (``antinomy doctor``'s measurement)."""
     out: dict[str, Any] = {}
+    every: list[dict[str, Any]] = []
     for label, evicted in (("from_disk", True), ("from_page_cache", False)):
         runs = []
         for _ in range(rounds):
@@ -206,6 +216,7 @@ def bench_startup(gguf: str, rounds: int = 3) -> dict[str, Any]:
             if row is None:
                 return {"error": proc.stderr[-1500:]}
             runs.append(row)
+            every.append(row)
         mid = sorted(runs, key=lambda r: r["load_s"] + r["first_token_s"])[len(runs) // 2]
         out[label] = {
             "cold_start_s": round(mid["load_s"] + mid["first_token_s"], 2),
@@ -214,6 +225,9 @@ def bench_startup(gguf: str, rounds: int = 3) -> dict[str, Any]:
             "all_s": [round(r["load_s"] + r["first_token_s"], 2) for r in runs],
         }
         out["rss_idle_mb"] = round(mid["rss_idle_mb"])
+    for key in ("tokens_per_second", "prompt_tokens_per_second"):
+        values = sorted(r[key] for r in every)
+        out[key] = round(values[len(values) // 2], 1)
     return out
 
 
