@@ -14,12 +14,12 @@ Every model runs the same fixed set (tests/data/llm_choice/, written for this be
   scratch vault of its own: ``antinomy capture import`` then ``antinomy consolidate
   --force --llm GGUF`` (run again, as a user would, after a ``json_failure``). A planted
   fact is *kept* when a written fact holds its words and is filed under its person or
-  project; *mixed* when it is filed under, or names, the conversation's other one.
+  project; *mixed* when it is filed under, or names, the conversation's other one, or a
+  third person's fact is written as the user's own.
 * **ingest** — 5 short documents (``sources/``), each into an empty scratch vault with
   ``antinomy ingest FILE --vault V --yes --json --llm GGUF``: plans accepted on the first
   answer, plans applied, claim lines written, and claim lines with a number or most of
   their words not in the source (a proxy; the claims are printed to be read).
-
 * **startup** — load + first token in a fresh process, 3 times from the disk (the file's
   pages evicted) and 3 times from the page cache (a restart), then doctor's generation
   speed in each: medians.
@@ -34,7 +34,8 @@ read while it goes on). Run::
     python tests/perf/bench_llm_choice.py --busy-core --out build/llm_choice.json \\
         --model smollm2=PATH.gguf --model qwen-0.5b=PATH.gguf …
 
-``--model ID`` alone takes the file of that manifest entry (its package installed).
+``--model ID`` alone takes the file of that manifest entry (its packages installed; a model
+in parts is joined first, outside the timings).
 """
 
 from __future__ import annotations
