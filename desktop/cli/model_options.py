@@ -13,7 +13,9 @@ from inference.runtime import RuntimeSettings
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("models (default: the saved settings, else the bundled ones)")
-    group.add_argument("--llm", metavar="GGUF", help="a GGUF model file of your own")
+    group.add_argument(
+        "--llm", metavar="GGUF", help="a GGUF model file of your own, or an id `models` lists"
+    )
     group.add_argument("--embedder", metavar="ONNX", help="an ONNX sentence-embedding model")
     group.add_argument("--judge", metavar="ONNX", help="an ONNX contradiction judge")
     group.add_argument(

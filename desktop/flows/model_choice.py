@@ -19,7 +19,7 @@ from foundation.errors import AntinomyError, ModelUnavailable
 from inference.diagnostics import GenerationSpeed, measure_generation
 from inference.engines import RuntimeSettings, open_generator
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
-from inference.registry import ResolvedModel, resolve_model
+from inference.registry import ResolvedModel, find_spec, resolve_model
 
 #: What the bundled model is, in the words the Models panel and an empty scan use.
 BUNDLED_NOTE = (
@@ -92,8 +92,15 @@ def model_choice_text(settings: Settings) -> str:
         return f"{backend.model or 'server default'} at {host}"
     if settings.models.llm_path:
         return f"own GGUF {Path(settings.models.llm_path).name}"
+    if settings.models.llm:
+        spec = find_spec("llm", settings.models.llm)
+        return spec.title if spec is not None else settings.models.llm
     return "bundled SmolLM2-135M"
 
 
 def uses_bundled_model(settings: Settings) -> bool:
-    return settings.backend.kind == "embedded" and not settings.models.llm_path
+    """The embedded default model runs (none chosen, or the default chosen by its id)."""
+    if settings.backend.kind != "embedded" or settings.models.llm_path:
+        return False
+    spec = find_spec("llm", settings.models.llm) if settings.models.llm else None
+    return spec is None or spec.default

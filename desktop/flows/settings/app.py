@@ -33,6 +33,7 @@ from inference.embedder import EmbedderSettings
 from inference.http_backend import HttpSettings, is_loopback_host
 from inference.http_embedder import HttpEmbedderSettings
 from inference.llama_backend import LlamaSettings
+from inference.registry import load_manifest
 from inference.runtime import RuntimeSettings
 
 SETTINGS_FILE = "settings.json"
@@ -54,10 +55,28 @@ def _check(ok: bool, message: str) -> None:
 
 @dataclass(frozen=True)
 class ModelPaths:
-    #: A GGUF file of the user's own; None = the shipped default.
+    #: A GGUF file of the user's own; None = the language model ``llm`` names.
     llm_path: str | None = None
     #: An ONNX encoder of the user's own; None = the shipped default.
     embedder_path: str | None = None
+    #: The language model by its manifest id (``antinomy models`` lists them); None = the
+    #: manifest's default. A file in ``llm_path`` is used instead.
+    llm: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.llm is None:
+            return
+        ids = [s.name for s in load_manifest() if s.kind == "llm"]
+        _check(
+            self.llm in ids,
+            f"models.llm must be one of the language models `antinomy models` lists "
+            f"({', '.join(ids)}), not {self.llm!r}.",
+        )
+
+    @property
+    def llm_choice(self) -> str | None:
+        """What the runtime loads: the user's file, else the chosen id (None: the default)."""
+        return self.llm_path or self.llm
 
 
 @dataclass(frozen=True)
@@ -238,7 +257,7 @@ class Settings:
             )
         return RuntimeSettings(
             backend=self.backend.kind,
-            llm_path=self.models.llm_path,
+            llm_path=self.models.llm_choice,
             embedder_path=self.models.embedder_path,
             http=http,
             embedder_backend=self.embedder_backend.kind,

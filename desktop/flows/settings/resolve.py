@@ -20,6 +20,7 @@ from desktop.flows.settings.app import (
     Settings,
     load_settings,
 )
+from inference.registry import find_spec
 from inference.runtime import RuntimeSettings
 
 
@@ -27,7 +28,8 @@ from inference.runtime import RuntimeSettings
 class Overrides:
     """What one run sets over the saved settings; None keeps the saved value."""
 
-    #: A GGUF / ONNX file of the user's own for this run.
+    #: A GGUF / ONNX file of the user's own for this run (for the language model, a
+    #: manifest id too: ``--llm qwen2.5-coder-1.5b-instruct-q4_k_m``).
     llm_path: str | None = None
     embedder_path: str | None = None
     #: A judge file of the user's own (it serves the scan and the guard alike).
@@ -62,11 +64,17 @@ def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -
     with ``overrides`` on top."""
     o = overrides or Overrides()
     s = saved if saved is not None else load_settings()
+    llm_path, llm = s.models.llm_path, s.models.llm
+    if o.llm_path and find_spec("llm", o.llm_path) is not None:
+        llm_path, llm = None, o.llm_path  # a manifest id: it replaces a saved file too
+    elif o.llm_path:
+        llm_path = o.llm_path
     s = replace(
         s,
         models=replace(
             s.models,
-            llm_path=o.llm_path or s.models.llm_path,
+            llm_path=llm_path,
+            llm=llm,
             embedder_path=o.embedder_path or s.models.embedder_path,
         ),
         backend=o.backend or s.backend,
