@@ -366,12 +366,9 @@ class StoreState:
         return [p for p in self.pairs if not match(p.a, p.b)]
 
     def writes(self, pairs: list[StoredPair]) -> list[Write]:
-        """The write that leaves ``pairs`` in the file (none when they are what it holds;
-        the file goes when it empties)."""
+        """The write that leaves ``pairs`` in the file (none when they are what it holds)."""
         if pairs == self.pairs:
             return []
-        if not pairs:
-            return [Write.delete(STORE_PATH, expected_sha256=self.sha256)] if self.sha256 else []
         state_dir(self.root)
         text = store_text(pairs)
         if self.sha256 is None:
