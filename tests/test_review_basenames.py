@@ -1,6 +1,6 @@
 """Pairs between notes that share a basename (a docs vault's many ``index.md``).
 
-A dismissal names such a note by its path (``docs/api/index``; ``/index`` at the top of
+A dismissal names such a note by its path (``manual/api/index``; ``/index`` at the top of
 the vault), so it hides that pair and no other, becomes a learning label, and is listed
 and undismissed like any other; an entry Antinomia wrote by name (``[[index]]``) keeps
 meaning every note of that name, as it always did.

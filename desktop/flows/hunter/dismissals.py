@@ -6,7 +6,7 @@ loses none:
 
 - the notes' own ``hunter_false_positives`` (Antinomia's key): each note lists the other.
   An entry names a note by basename (``Roadmap``, ``[[Roadmap]]``), or — when several notes
-  share that basename — by its path without ``.md`` (``docs/api/index``; ``/index`` for a
+  share that basename — by its path without ``.md`` (``manual/api/index``; ``/index`` for a
   note at the top of the vault). A name-only entry keeps meaning every note of that name,
   as it always did;
 - the vault's ``.antinomy/dismissed.json``, for a vault whose notes Antinomy should not
@@ -39,7 +39,7 @@ class DismissalsUnreadable(VaultError):
 
 def dismissal_target(entry: object) -> str:
     """An entry as it is compared: ``[[X|alias]]``, ``X.md`` and case differences all name
-    X; a folder in it is kept (``docs/api/index``), a leading ``/`` too."""
+    X; a folder in it is kept (``manual/api/index``), a leading ``/`` too."""
     text = str(entry).strip()
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
