@@ -1,5 +1,6 @@
 """Review actions: dismiss, undismiss, elevate, resolve, defeat — each one
-journaled, undoable transaction that changes only the frontmatter keys it is about —
+journaled, undoable transaction that changes only the frontmatter keys it is about (or,
+for a vault that keeps its dismissals out of its notes, ``.antinomy/dismissed.json``) —
 and what the scan learns from them: each decision a label (``ReviewResult.learned``
 says so), ``dismiss_like`` to hide every pair like one, ``unhide_frame`` and
 ``reset_learning`` to take that back.

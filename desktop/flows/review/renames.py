@@ -1,8 +1,10 @@
 """Keeping dismissals attached to a note that was renamed.
 
-Dismissals are kept by basename (Antinomia-compatible), so renaming a note
-leaves its peers listing the old name, and the pair would come back in the
-next scan. Two ways to find the renames:
+Dismissals in the notes name a note by its basename (Antinomia-compatible), so
+renaming a note leaves its peers listing the old name, and the pair would come back
+in the next scan. This fixes those entries; an entry naming a note by its path (a
+shared basename) and a pair in ``.antinomy/dismissed.json`` are listed as missing
+instead, to undismiss and dismiss again. Two ways to find the renames:
 
 * the index reports them (``IndexReport.renamed``: same content, new path);
 * :func:`infer_renames` needs no index: the notes that list a name no note
