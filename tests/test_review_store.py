@@ -18,7 +18,15 @@ import pytest
 from desktop.flows.hunter import ScanRun, scan
 from desktop.flows.hunter.dismissals import STORE_PATH, DismissalsUnreadable
 from desktop.flows.hunter.labels import LabelStore
-from desktop.flows.review import DismissedPair, dismiss_pair, list_dismissed, undismiss_pair
+from desktop.flows.review import (
+    DismissedPair,
+    RenameFix,
+    dismiss_pair,
+    find_rename_fixes,
+    fix_renames,
+    list_dismissed,
+    undismiss_pair,
+)
 from desktop.vault.errors import StateUnsafe
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import PlanInvalid, Write, list_history, undo_operation
@@ -196,3 +204,24 @@ def test_the_file_is_never_written_or_read_through_a_link(
     with pytest.raises(StateUnsafe, match="is a symbolic link"):
         dismiss_pair(root, REST, STREAK, keep_in="antinomy")
     assert elsewhere.read_bytes() == before
+
+
+def test_a_moved_note_keeps_its_dismissal_kept_in_antinomy(index: VaultIndex) -> None:
+    root = index.root
+    dismiss_pair(root, REST, STREAK, keep_in="antinomy")
+    (root / "Archive").mkdir()
+    (root / STREAK).rename(root / "Archive" / "Streak.md")
+    report = index.update()
+    assert report.renamed == ((STREAK, "Archive/Streak.md"),)
+    assert find_rename_fixes(root, report.renamed) == [
+        RenameFix("Substrates/Streak", "Archive/Streak", "Archive/Streak.md", (STORE_PATH,))
+    ]
+    assert list_dismissed(root)[0].missing == ("Substrates/Streak",)
+    result, _fixes = fix_renames(root, report.renamed)
+    assert result.changed == (STORE_PATH,)
+    assert stored_pairs(root) == [("Archive/Streak.md", REST)]
+    assert list_dismissed(root) == [
+        DismissedPair("Rest days", "Streak", REST, "Archive/Streak.md", (), (), True, ("antinomy",))
+    ]
+    undo_operation(root, result.operation_id or "")
+    assert stored_pairs(root) == [(STREAK, REST)]
