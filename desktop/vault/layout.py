@@ -1,7 +1,9 @@
 """Where a vault keeps Antinomy's state, and which folders are never touched.
 
 ``<vault>/.antinomy/`` holds derived data and history (index, journal, locks,
-raw batches, guard markers, rejected plans). Deleting it loses no note.
+raw batches, guard markers, rejected plans), the vault's own settings, and — for a vault
+that keeps them out of its notes — its dismissals (:data:`DISMISSALS_FILE`). Deleting it
+loses no note.
 
 A vault is often copied or cloned, and can carry symbolic links inside
 ``.antinomy/``: a link there would send the journal, the lock or the index to

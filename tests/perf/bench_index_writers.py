@@ -7,8 +7,7 @@ The window's read worker is in the middle of reading the notes (an open cursor),
 process commits (``antinomy index`` in a shell), then the window's watcher writes. Each
 setup runs the same scenario ``rounds`` times on raw SQLite connections to a WAL database:
 
-* ``shared_connection`` — one connection for every thread, busy_timeout 5 s (the index's
-  setup before it kept one connection per thread);
+* ``shared_connection`` — one connection for every thread, busy_timeout 5 s;
 * ``shared_connection_busy_30s`` — the same with a 30 s busy_timeout: the wait does not
   apply to this refusal, so a longer one changes nothing;
 * ``connection_per_thread`` — what the index does now: the watcher's write runs on its own
