@@ -12,7 +12,6 @@ from desktop.flows.review import (
     BadInput,
     DismissalListInvalid,
     DismissedPair,
-    DuplicateBasename,
     NotEligible,
     NoteNotFound,
     PrincipleExists,
@@ -189,17 +188,23 @@ def test_dismiss_refuses_a_missing_peer_and_writes_nothing(vault: Path) -> None:
     assert_refused_untouched(vault, before)
 
 
-def test_dismiss_refuses_a_duplicate_basename(vault: Path) -> None:
+def test_a_shared_basename_is_named_by_its_path_and_a_bare_name_stays_ambiguous(
+    vault: Path,
+) -> None:
     (vault / "Archive").mkdir()
     (vault / "Archive" / "Bare.md").write_bytes(b"another Bare\n")
+    result = dismiss_pair(vault, "Bare.md", "Someone.md")
+    assert result.summary == "Dismiss the pair /Bare ↔ Someone (not a tension)"
+    assert parse_frontmatter(read(vault, "Someone.md").decode())["hunter_false_positives"] == [
+        "/Bare"
+    ]
+    assert read(vault, "Bare.md").startswith(b"---\nhunter_false_positives:\n  - Someone\n")
     before = snapshot(vault)
-    with pytest.raises(DuplicateBasename, match=r"'Bare' is the name of Bare\.md and Archive/Bare"):
-        dismiss_pair(vault, "Bare.md", "Someone.md")
     with pytest.raises(AmbiguousNote) as info:
         dismiss_pair(vault, "Bare", "Someone")
     assert info.value.candidates == ("Archive/Bare.md", "Bare.md")
     assert "give the path of the one you mean" in str(info.value)
-    assert_refused_untouched(vault, before)
+    assert snapshot(vault) == before
 
 
 def test_dismiss_refuses_the_same_note_twice(vault: Path) -> None:

@@ -223,3 +223,62 @@ def test_expect_sha_is_checked_and_must_be_a_sha256(
     assert snapshot(vault) == before
     code, _, _ = cli(capsys, "resolve", PAIR_A, "--expect-sha", right_a, "--vault", str(vault))
     assert code == exits.OK
+
+
+def test_keep_in_antinomy_is_saved_for_the_vault_and_dismiss_leaves_the_notes(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = cli(capsys, "dismissed", "--keep-in", "antinomy", "--vault", str(vault))
+    assert code == exits.OK
+    assert out.startswith(
+        f"New dismissals in {vault} are kept in .antinomy/dismissed.json (the notes are not "
+        "touched).\n"
+    )
+    saved = json.loads((vault / ".antinomy" / "review" / "settings.json").read_text())
+    assert saved == {"keep_dismissals": "antinomy"}
+    before = snapshot(vault)
+    code, out, _ = cli(
+        capsys, "dismiss", "Base miles vs hard efforts", "Substrates/Run before work.md",
+        "--vault", str(vault), "--json",
+    )  # fmt: skip
+    data = json.loads(out)
+    assert code == exits.OK and data["created"] == [".antinomy/dismissed.json"]
+    assert snapshot(vault) == before  # every note byte-identical
+
+    code, out, _ = cli(capsys, "dismissed", "--vault", str(vault))
+    assert "Base miles vs hard efforts ↔ Run before work  (kept in .antinomy/)\n" in out
+    assert out.endswith(
+        "New dismissals are kept in .antinomy/dismissed.json; the notes are not touched.\n"
+    )
+    # Switched back: the pair stays dismissed, listed from the file.
+    assert cli(capsys, "dismissed", "--keep-in", "notes", "--vault", str(vault))[0] == exits.OK
+    code, out, _ = cli(capsys, "dismissed", "--vault", str(vault), "--json")
+    listed = json.loads(out)
+    assert listed["keep_dismissals"] == "notes"
+    assert {(p["a"], p["b"], tuple(p["kept_in"])) for p in listed["pairs"]} >= {
+        ("Base miles vs hard efforts", "Run before work", ("antinomy",))
+    }
+    assert cli(capsys, "tx", "undo", data["operation_id"], "--vault", str(vault))[0] == exits.OK
+    code, out, _ = cli(capsys, "dismissed", "--vault", str(vault))
+    assert "Base miles vs hard efforts ↔ Run before work" not in out
+
+
+def test_keep_in_refusals(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["dismissed", "--keep-in", "git", "--vault", str(vault)])
+    assert info.value.code == exits.USAGE
+    assert "invalid choice: 'git' (choose from 'notes', 'antinomy')" in capsys.readouterr().err
+    settings = vault / ".antinomy" / "review" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"keep_dismissals": "git"}')
+    before = snapshot(vault)
+    code, _, err = cli(
+        capsys, "dismiss", "Base miles vs hard efforts", "Run before work", "--vault", str(vault)
+    )
+    assert code == exits.FAILURE
+    assert err.strip().endswith(
+        f"{settings}: review.keep_dismissals is 'git': use 'notes' (in each note's "
+        "hunter_false_positives) or 'antinomy' (in .antinomy/dismissed.json). Fix it, or set "
+        "it again with `antinomy dismissed --keep-in notes|antinomy`."
+    )
+    assert snapshot(vault) == before

@@ -25,6 +25,7 @@ from desktop.cli import exits
 from desktop.cli.main import main
 from desktop.flows.hunter import ScanRun, scan
 from desktop.flows.hunter.opinion import PRIOR_WEIGHT
+from desktop.resources import resources_dir
 from desktop.vault.index import VaultIndex
 from inference.http_backend import HttpSettings, OpenAIHttpGenerator
 from inference.judge import Thresholds
@@ -107,6 +108,28 @@ def test_its_no_both_ways_hides_a_weak_pair_and_its_yes_keeps_a_strong_one(
     # Both orders were asked: each pair's quotes came once first, once second.
     firsts = [r["messages"][-1]["content"].split("\n")[0] for r in asked]
     assert len(set(firsts)) == 30
+
+
+def test_the_prompt_sent_is_the_one_in_resources_prompts(index: VaultIndex) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def answer(request: dict[str, Any]) -> str:
+        asked.append(request)
+        return says(request)
+
+    folder = resources_dir() / "prompts"
+    system = (folder / "second-opinion-system.txt").read_text(encoding="utf-8").strip()
+    user = (folder / "second-opinion-user.txt").read_text(encoding="utf-8").strip()
+    assert "{first}" in user and "{second}" in user
+    with openai_stub(answer) as url:
+        result = run(index, server(url))
+    (omega,) = result.pairs
+    messages = [r["messages"] for r in asked]
+    assert {m[0]["role"] for m in messages} == {"system"}
+    assert {m[0]["content"] for m in messages} == {system}
+    sent = {m[-1]["content"] for m in messages}
+    assert user.format(first=omega.quote_a, second=omega.quote_b) in sent
+    assert user.format(first=omega.quote_b, second=omega.quote_a) in sent
 
 
 def test_it_is_off_by_default(index: VaultIndex) -> None:

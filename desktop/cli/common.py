@@ -18,6 +18,7 @@ from typing import Any
 from desktop.cli import exits
 from desktop.cli.output import print_json, progress
 from desktop.flows.embedding import load_embedding_model
+from desktop.flows.hunter.dismissals import STORE_PATH
 from desktop.flows.ingest.errors import NoPendingPlan, SourceRefused
 from desktop.flows.memory.errors import ConsolidationBusy, RecallInvalid, TranscriptInvalid
 from desktop.flows.review import RenameFix, find_rename_fixes
@@ -273,8 +274,11 @@ def rename_offer(root: Path, renamed: Sequence[tuple[str, str]]) -> str:
     command = ["antinomy", "dismissed", "--fix-renames", "--vault", str(root)]
     for fix in fixes:
         command += ["--rename", fix.old, fix.new_path]
-    count = sum(len(f.notes) for f in fixes)
+    count = sum(len(f.notes) for f in fixes if f.notes != (STORE_PATH,))
+    who = [f"{count} note(s)"] if count else []
+    if any(f.notes == (STORE_PATH,) for f in fixes):
+        who.append(STORE_PATH)
     return (
-        f"  {count} note(s) still dismiss a pair by a renamed note's old name; to keep those "
-        f"dismissals: {shlex.join(command)}"
+        f"  {' and '.join(who)} still dismiss a pair by a renamed note's old name; to keep "
+        f"those dismissals: {shlex.join(command)}"
     )

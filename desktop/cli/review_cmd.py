@@ -18,11 +18,14 @@ from pathlib import Path
 from desktop.cli import exits
 from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json
+from desktop.flows.hunter.dismissals import STORE_PATH
 from desktop.flows.hunter.records import Pair, load_last_run, save_last_run
 from desktop.flows.review import (
     DEFAULT_PRINCIPLES_FOLDER,
+    KEEP_IN,
     AmbiguousNote,
     BadInput,
+    KeepIn,
     NoteNotFound,
     ReviewResult,
     defeat_note,
@@ -35,7 +38,7 @@ from desktop.flows.review import (
     undismiss_pair,
 )
 from desktop.flows.review.vaultfiles import VaultFiles
-from desktop.flows.settings import resolve
+from desktop.flows.settings import resolve, resolve_review, save_review_settings
 
 EXIT_CODES = """\
 exit codes:
@@ -43,8 +46,8 @@ exit codes:
   2   bad arguments: no such note, a name shared by several notes (give the path),
       an empty title, motive or clause, no such vault
   65  the note does not allow this action: not an open tension, a type that cannot
-      be defeated, a principle title already taken, a basename shared by several
-      notes (dismissals are kept by name), a frontmatter Antinomy cannot edit safely
+      be defeated, a principle title already taken, a frontmatter Antinomy cannot
+      edit safely
   75  the note changed on disk meanwhile, or another Antinomy process is writing —
       nothing was written; look again and retry
   1   another failure (the message names it)
@@ -74,7 +77,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _expect_option(p, pair=True)
     set_handler(p, run_undismiss)
 
-    p = _command(sub, "dismissed", "list the dismissed pairs (and fix them after renames)")
+    p = _command(
+        sub,
+        "dismissed",
+        "list the dismissed pairs (fix them after renames; choose where new ones are kept)",
+    )
+    p.add_argument(
+        "--keep-in",
+        choices=KEEP_IN,
+        help="save this vault's choice of where new dismissals are written: notes (each "
+        "note's hunter_false_positives, the default, read by Antinomia too) or antinomy "
+        "(.antinomy/dismissed.json: the notes are not touched, for a vault under git or "
+        "sync). Both places are always read",
+    )
     p.add_argument(
         "--fix-renames",
         action="store_true",
@@ -238,6 +253,7 @@ def _done(args: argparse.Namespace, root: Path, result: ReviewResult) -> int:
 
 def run_dismiss(args: argparse.Namespace) -> int:
     root = vault_path(args)
+    keep_in = resolve_review(root).keep_dismissals
     seen = seen_hashes(root, [args.a, args.b], args.expect_sha)
     if args.all_like_this:
         quote_a, quote_b = _last_quotes(root, args.a, args.b)
@@ -249,11 +265,13 @@ def run_dismiss(args: argparse.Namespace) -> int:
             quote_b=quote_b,
             seen=seen,
             on_change=index_follower(root),
+            keep_in=keep_in,
         )
         return _done(args, root, result)
-    return _done(
-        args, root, dismiss_pair(root, args.a, args.b, seen=seen, on_change=index_follower(root))
+    result = dismiss_pair(
+        root, args.a, args.b, seen=seen, on_change=index_follower(root), keep_in=keep_in
     )
+    return _done(args, root, result)
 
 
 def _last_quotes(root: Path, a: str, b: str) -> tuple[str, str]:
@@ -320,6 +338,10 @@ def run_dismissed(args: argparse.Namespace) -> int:
     root = vault_path(args)
     if args.rename and not args.fix_renames:
         raise BadInput("--rename goes with --fix-renames.")
+    if args.keep_in is not None:
+        if args.fix_renames:
+            raise BadInput("--keep-in is a setting of its own: give it without --fix-renames.")
+        return _set_keep_in(args, root, args.keep_in)
     if args.fix_renames:
         renamed = [(old, new) for old, new in args.rename] if args.rename else None
         result, fixes = fix_renames(root, renamed, on_change=index_follower(root))
@@ -333,8 +355,9 @@ def run_dismissed(args: argparse.Namespace) -> int:
             print(f"{fix.old} → {fix.new}: fixed in {', '.join(fix.notes)}")
         return _done(args, root, result)
     pairs = list_dismissed(root)
+    keep_in = resolve_review(root).keep_dismissals
     if args.json:
-        print_json({"pairs": [asdict(p) for p in pairs]})
+        print_json({"pairs": [asdict(p) for p in pairs], "keep_dismissals": keep_in})
         return exits.OK
     if not pairs:
         print("No dismissed pairs.")
@@ -346,9 +369,29 @@ def run_dismissed(args: argparse.Namespace) -> int:
             notes.append(f"several notes named {', '.join(pair.ambiguous)}")
         if not pair.reciprocal:
             notes.append("listed in one note only")
+        if "antinomy" in pair.kept_in:
+            notes.append("kept in .antinomy/")
         flag = f"  ({'; '.join(notes)})" if notes else ""
         print(f"{pair.a} ↔ {pair.b}{flag}")
     if any(p.missing for p in pairs):
         command = shlex.join(["antinomy", "dismissed", "--fix-renames", "--vault", str(root)])
         print(f"A note was renamed or deleted? {command} keeps its dismissals.")
+    if keep_in == "antinomy":
+        print(f"New dismissals are kept in {STORE_PATH}; the notes are not touched.")
+    return exits.OK
+
+
+def _set_keep_in(args: argparse.Namespace, root: Path, keep_in: KeepIn) -> int:
+    """Save where this vault's new dismissals are written (read back through resolve_review)."""
+    path = save_review_settings(root, replace(resolve_review(root), keep_dismissals=keep_in))
+    where = (
+        "each note's hunter_false_positives"
+        if keep_in == "notes"
+        else f"{STORE_PATH} (the notes are not touched)"
+    )
+    if args.json:
+        print_json({"ok": True, "keep_dismissals": keep_in, "settings": str(path)})
+        return exits.OK
+    print(f"New dismissals in {root} are kept in {where}.")
+    print("Dismissals already made stay where they are, and both places are read.")
     return exits.OK

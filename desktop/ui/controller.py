@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,28 +48,6 @@ RuntimeFactory = Callable[[Settings], Runtime]
 
 def default_runtime(settings: Settings) -> Runtime:
     return Runtime(resolve(saved=settings).runtime)
-
-
-#: Attempts of an incremental re-index that finds the index locked (see _update_paths).
-LOCKED_ATTEMPTS = 6
-
-
-def _update_paths(index: VaultIndex, paths: tuple[str, ...]) -> None:
-    """``index.update_paths``, again after a moment if SQLite says the index is locked.
-
-    The index's connection is shared by the read worker, and another writer (the
-    guard's own index, ``antinomy`` in a shell) may commit meanwhile: then SQLite
-    refuses the write at once, without waiting ("database is locked"). Nothing was
-    written by the refused attempt; a later one finds the read finished.
-    """
-    for attempt in range(LOCKED_ATTEMPTS):
-        try:
-            index.update_paths(paths)
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == LOCKED_ATTEMPTS - 1:
-                raise
-            time.sleep(0.02 * 2**attempt)  # on the index worker, never the GUI thread
 
 
 class AppController(QObject):
@@ -310,7 +286,7 @@ class AppController(QObject):
             return
 
         async def go() -> None:
-            await self.run_in(self.index_pool, _update_paths, index, changed)
+            await self.run_in(self.index_pool, index.update_paths, changed)
             self.sig_notes_changed.emit(changed)
 
         self.spawn(go(), what="Re-indexing changed notes")

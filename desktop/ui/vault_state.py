@@ -4,8 +4,9 @@ The Tensions panel re-reads this after every transaction (this window's, the
 command line's, another process's) and every note changed on disk, and shows
 what the files say, never what it showed a moment ago:
 
-- a pair that either note dismisses (``hunter_false_positives``, by the
-  Hunter's own rule) is dismissed, whoever wrote the dismissal;
+- a pair that either note dismisses (``hunter_false_positives``), or that the vault's
+  ``.antinomy/dismissed.json`` pairs, is dismissed — the Hunter's own rule, whoever
+  wrote the dismissal;
 - each note's type and status, and once it is decided, how (``motive``,
   ``replaced_by``);
 - a pair whose note is gone, or whose quote is no longer in its note, is
@@ -18,16 +19,26 @@ note edited after this read still refuses the action.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.flows.hunter import Pair
-from desktop.flows.hunter.verify import clean_quote, dismissal_key, normalise_text
-from desktop.flows.review import FALSE_POSITIVES
+from desktop.flows.hunter.dismissals import (
+    FALSE_POSITIVES,
+    dismissal_targets,
+    dismisses,
+    read_store,
+    stored_peers,
+)
+from desktop.flows.hunter.verify import clean_quote, normalise_text
 from desktop.ui.markdown import wikilinks_as_text
-from desktop.vault.notes import NoteSkipped, frontmatter_strings, read_note
+from desktop.vault.errors import VaultError
+from desktop.vault.notes import NoteSkipped, read_note
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class NoteNow:
     status: str | None = None
     motive: str | None = None
     replaced_by: str | None = None
-    #: ``dismissal_key`` of every entry of its ``hunter_false_positives``.
+    #: The targets of its ``hunter_false_positives`` (:mod:`desktop.flows.hunter.dismissals`).
     dismissed: frozenset[str] = frozenset()
     problem: str = ""
     #: The body as the Hunter compares quotes with it (``normalise_text``), for the quote check.
@@ -119,7 +130,6 @@ def read_note_now(root: Path, path: str, before: NoteNow | None = None) -> NoteN
         value = fm.get(key)
         return str(value).strip() if value is not None and str(value).strip() else None
 
-    entries = frontmatter_strings(fm.get(FALSE_POSITIVES))
     return NoteNow(
         path=path,
         sha256=note.sha256,
@@ -127,15 +137,31 @@ def read_note_now(root: Path, path: str, before: NoteNow | None = None) -> NoteN
         status=note.status,
         motive=text("motive"),
         replaced_by=text("replaced_by"),
-        dismissed=frozenset(dismissal_key(e) for e in entries),
+        dismissed=dismissal_targets(fm.get(FALSE_POSITIVES)),
         text=normalise_text(note.body),
         stamp=stamp,
     )
 
 
-def is_dismissed(a: NoteNow, b: NoteNow) -> bool:
-    """Either note lists the other as a false positive (what the Hunter hides)."""
-    return dismissal_key(b.basename) in a.dismissed or dismissal_key(a.basename) in b.dismissed
+def is_dismissed(a: NoteNow, b: NoteNow, stored: Mapping[str, frozenset[str]]) -> bool:
+    """Either note lists the other as a false positive, or ``stored`` (the file's pairs,
+    :func:`stored_dismissals`) pairs them: what the Hunter hides."""
+    return dismisses(
+        a.path,
+        a.dismissed | stored.get(a.path, frozenset()),
+        b.path,
+        b.dismissed | stored.get(b.path, frozenset()),
+    )
+
+
+def stored_dismissals(root: Path) -> Mapping[str, frozenset[str]]:
+    """The pairs of ``.antinomy/dismissed.json``, by note; none when it cannot be read
+    (the next scan and the Dismissed list say why)."""
+    try:
+        return stored_peers(read_store(root))
+    except VaultError as exc:
+        log.warning("%s", exc)
+        return {}
 
 
 def stale_reason(pair: Pair, a: NoteNow, b: NoteNow) -> str | None:
@@ -154,11 +180,12 @@ def read_pairs_now(root: Path, pairs: Iterable[Pair], before: PairsNow | None = 
     paths = dict.fromkeys(p for pair in pairs for p in (pair.path_a, pair.path_b))
     known = before.notes if before is not None else {}
     notes = {p: read_note_now(root, p, known.get(p)) for p in paths}
+    stored = stored_dismissals(root)
     dismissed: set[frozenset[str]] = set()
     stale: dict[frozenset[str], str] = {}
     for pair in pairs:
         a, b = notes[pair.path_a], notes[pair.path_b]
-        if is_dismissed(a, b):
+        if is_dismissed(a, b, stored):
             dismissed.add(pair.key())
             continue
         why = stale_reason(pair, a, b)
@@ -169,4 +196,4 @@ def read_pairs_now(root: Path, pairs: Iterable[Pair], before: PairsNow | None = 
 
 def dismissed_on_disk(root: Path, a: str, b: str) -> bool:
     """Whether the notes ``a`` and ``b`` already dismiss each other (blocking)."""
-    return is_dismissed(read_note_now(root, a), read_note_now(root, b))
+    return is_dismissed(read_note_now(root, a), read_note_now(root, b), stored_dismissals(root))

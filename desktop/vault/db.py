@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -117,6 +118,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 #: How long opening the index waits for another process that holds the file.
 OPEN_WAIT_SECONDS = 30.0
+#: How long a write waits for another writer (another thread's or process's) to commit.
+BUSY_WAIT_SECONDS = 5.0
 
 
 def _busy(exc: sqlite3.DatabaseError) -> bool:
@@ -152,6 +155,14 @@ class IndexDatabase:
                 if not _busy(exc) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
+
+    def connect(self) -> sqlite_utils.Database:
+        """Another connection to the same database (open, migrated): one for each thread
+        that uses the index, so a read in progress on one thread never holds the snapshot
+        another thread's write must start from."""
+        db = self._connect()
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT_SECONDS * 1000)}")
+        return db
 
     def _connect(self) -> sqlite_utils.Database:
         conn = sqlite3.connect(
@@ -212,3 +223,45 @@ class IndexDatabase:
 
     def close(self) -> None:
         self.db.conn.close()
+
+
+class ThreadConnections:
+    """One connection to the index for each thread that uses it.
+
+    A connection shared by threads shares its snapshot too: while one thread's read is in
+    progress (a scan iterating over the notes), the connection keeps the snapshot it
+    started from, and once another writer has committed, SQLite refuses a write that would
+    start from that stale snapshot at once — the busy wait does not apply ("database is
+    locked"). With a connection each, a write starts from the newest commit and waits
+    (``BEGIN IMMEDIATE``, :data:`BUSY_WAIT_SECONDS`) for a writer that holds the lock.
+    """
+
+    def __init__(self, store: IndexDatabase) -> None:
+        self._store = store
+        store.db.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT_SECONDS * 1000)}")
+        self._local = threading.local()
+        self._local.db = store.db  # the opening thread keeps the migrating connection
+        self._all: list[sqlite_utils.Database] = [store.db]
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def get(self) -> sqlite_utils.Database:
+        """The calling thread's connection; any thread may call it."""
+        db: sqlite_utils.Database | None = getattr(self._local, "db", None)
+        if db is not None:
+            return db
+        with self._lock:
+            if self._closed:
+                return self._store.db  # closed: using it raises sqlite3.ProgrammingError
+            db = self._store.connect()
+            self._all.append(db)
+        self._local.db = db
+        return db
+
+    def close(self) -> None:
+        """Close every thread's connection; any thread may call it."""
+        with self._lock:
+            self._closed = True
+            for db in self._all:
+                db.conn.close()
+            self._all = []

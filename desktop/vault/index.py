@@ -5,8 +5,10 @@ whose content hash changed are re-parsed and re-embedded; deleted files leave
 the index. Every file seen is in the coverage table — indexed, or skipped with
 its reason — so a bad file is visible, never silently missing.
 
-Thread-safety: one :class:`VaultIndex` may be used from several threads; writes
-are serialised by a lock, reads use the same connection (SQLite serialises).
+Thread-safety: one :class:`VaultIndex` may be used from several threads. Each thread
+has its own connection (:class:`~desktop.vault.db.ThreadConnections` says why); writes
+are short ``BEGIN IMMEDIATE`` transactions, serialised by a lock here and by SQLite's
+busy wait across processes.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
+import sqlite_utils
 
-from desktop.vault.db import IndexDatabase
+from desktop.vault.db import IndexDatabase, ThreadConnections
 from desktop.vault.layout import state_dir, vault_root
 from desktop.vault.links import (
     ALIASES_SQL,
@@ -123,8 +126,7 @@ class VaultIndex:
         self.embedding = embedding
         self.max_bytes = max_bytes
         self._store = IndexDatabase(state_dir(self.root) / "index.db")
-        self.db = self._store.db
-        self.db.execute("PRAGMA busy_timeout = 5000")
+        self._connections = ThreadConnections(self._store)
         self._write_lock = threading.RLock()
         self.vectors: VectorStore | None = None
         if embedding is not None:
@@ -133,6 +135,11 @@ class VaultIndex:
     @property
     def rebuilt_because(self) -> str | None:
         return self._store.rebuilt_because
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The calling thread's connection to the index (opened on first use)."""
+        return self._connections.get()
 
     # ------------------------------------------------------------------ vectors
 
@@ -567,7 +574,8 @@ class VaultIndex:
         ]
 
     def close(self) -> None:
-        self._store.close()
+        """Close every thread's connection (once the other threads are done with the index)."""
+        self._connections.close()
 
 
 def sql_filters(

@@ -1,7 +1,9 @@
 """Where a vault keeps Antinomy's state, and which folders are never touched.
 
 ``<vault>/.antinomy/`` holds derived data and history (index, journal, locks,
-raw batches, guard markers, rejected plans). Deleting it loses no note.
+raw batches, guard markers, rejected plans), the vault's own settings, and — for a vault
+that keeps them out of its notes — its dismissals (:data:`DISMISSALS_FILE`). Deleting it
+loses no note.
 
 A vault is often copied or cloned, and can carry symbolic links inside
 ``.antinomy/``: a link there would send the journal, the lock or the index to
@@ -22,6 +24,11 @@ from desktop.vault.errors import StateUnsafe, VaultNotFound
 STATE_DIR = ".antinomy"
 #: Folders Antinomy never writes into (and the index never reads).
 PROTECTED_DIRS = frozenset({".obsidian", ".git", ".trash", STATE_DIR})
+#: Review state a vault keeps out of its notes (the dismissals, when the vault's option says
+#: so): the one file inside a protected folder that the vault's transactions write, so its
+#: changes are journaled and undoable like a note's.
+DISMISSALS_FILE = f"{STATE_DIR}/dismissed.json"
+TRANSACTION_STATE_FILES = frozenset({DISMISSALS_FILE})
 #: Open a state file without following a link at its last step (Windows has no such flag).
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

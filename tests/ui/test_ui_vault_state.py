@@ -3,13 +3,9 @@ operation in words, and an incremental re-index that meets a locked index."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-import pytest
-
 from desktop.flows.review import defeat_note, dismiss_pair, elevate_tension, undismiss_pair
-from desktop.ui.controller import LOCKED_ATTEMPTS, _update_paths
 from desktop.ui.operations.titles import entry_title, many_title, operation_title
 from desktop.ui.vault_state import dismissed_on_disk, read_note_now, read_pairs_now
 from desktop.ui.watcher import journal_mark, snapshot
@@ -103,31 +99,3 @@ def test_the_watcher_reads_the_journal_without_creating_it(tmp_path: Path) -> No
     (done / "op-2.json.tmp").write_text("{")  # a record being written is not one yet
     assert [name for name, _size, _mtime in journal_mark(tmp_path)] == ["op-1.json"]
     assert str(done) in snapshot(tmp_path)[1]
-
-
-class _LockedIndex:
-    """An index whose first writes meet SQLite's immediate "database is locked"."""
-
-    def __init__(self, failures: int, message: str = "database is locked") -> None:
-        self.failures = failures
-        self.message = message
-        self.calls = 0
-
-    def update_paths(self, paths: tuple[str, ...]) -> None:
-        self.calls += 1
-        if self.calls <= self.failures:
-            raise sqlite3.OperationalError(self.message)
-
-
-def test_a_locked_index_is_updated_on_a_later_attempt() -> None:
-    index = _LockedIndex(failures=2)
-    _update_paths(index, ("a.md",))  # type: ignore[arg-type]
-    assert index.calls == 3
-    stuck = _LockedIndex(failures=LOCKED_ATTEMPTS)
-    with pytest.raises(sqlite3.OperationalError, match="locked"):
-        _update_paths(stuck, ("a.md",))  # type: ignore[arg-type]
-    assert stuck.calls == LOCKED_ATTEMPTS
-    other = _LockedIndex(failures=1, message="disk I/O error")
-    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
-        _update_paths(other, ("a.md",))  # type: ignore[arg-type]
-    assert other.calls == 1

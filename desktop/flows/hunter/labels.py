@@ -7,8 +7,9 @@ sentence frames the user hid ("dismiss all like this") are kept here too.
 
 The file holds what only a scan knew (the features) on top of what the notes say, so it is
 rebuilt when it is missing (``.antinomy/`` deleted, a fresh copy of the vault): negatives from
-the notes' own ``hunter_false_positives``, positives from tension notes (the notes each one
-links to, pairwise), features unknown until the next scan judges those pairs again.
+the notes' own ``hunter_false_positives`` and from ``.antinomy/dismissed.json`` (when only
+``learned.json`` went), positives from tension notes (the notes each one links to,
+pairwise), features unknown until the next scan judges those pairs again.
 
 Written atomically, under a lock (``learned.lock``), never through a link. Blocking file I/O:
 call it off the GUI thread.
@@ -29,6 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from desktop.flows.alignment import code_names, frame
+from desktop.flows.hunter.dismissals import (
+    FALSE_POSITIVES,
+    dismissal_targets,
+    names_note,
+    read_store,
+)
 from desktop.flows.hunter.records import TENSION_TYPE, load_last_run
 from desktop.flows.hunter.verify import dismissal_key
 from desktop.flows.judging import note_names
@@ -36,7 +43,7 @@ from desktop.flows.sentences import plain
 from desktop.vault.errors import StateUnsafe
 from desktop.vault.layout import NOFOLLOW, link_refusal, state_dir
 from desktop.vault.names import by_basename
-from desktop.vault.notes import NoteSkipped, frontmatter_strings, read_note
+from desktop.vault.notes import NoteSkipped, read_note
 from desktop.vault.walk import walk_vault
 from foundation import atomic
 
@@ -331,8 +338,9 @@ def names_of(root: Path, path: str) -> frozenset[str]:
 
 
 def rebuild(root: Path) -> Learned:
-    """Labels from the notes alone: every ``hunter_false_positives`` entry a negative, every
-    tension note's linked notes (pairwise) a positive; features unknown."""
+    """Labels from the vault alone: every dismissal (``hunter_false_positives`` and
+    ``.antinomy/dismissed.json``) a negative, every tension note's linked notes (pairwise)
+    a positive; features unknown."""
     notes = []
     for path, st, _skip in walk_vault(root):
         if st is None:
@@ -343,17 +351,26 @@ def rebuild(root: Path) -> Learned:
             continue
     names = by_basename(n.path for n in notes)
     by_key = {dismissal_key(name): paths for name, paths in names.items()}
+    every = [n.path for n in notes]
 
     def unique(entry: str) -> str | None:
         found = by_key.get(dismissal_key(entry), [])
+        return found[0] if len(found) == 1 else None
+
+    def named(target: str) -> str | None:
+        """The one note a dismissal entry names (by basename, or by path)."""
+        if "/" not in target:
+            found = by_key.get(target, [])
+        else:
+            found = [p for p in every if names_note((target,), p)]
         return found[0] if len(found) == 1 else None
 
     learned = Learned(rebuilt_at=now())
     negatives: list[tuple[str, str]] = []
     positives: dict[str, list[tuple[str, str]]] = {}
     for note in notes:
-        for entry in frontmatter_strings(note.frontmatter.get("hunter_false_positives")):
-            peer = unique(entry)
+        for target in dismissal_targets(note.frontmatter.get(FALSE_POSITIVES)):
+            peer = named(target)
             if peer is not None and peer != note.path:
                 negatives.append((note.path, peer))
         action = _tension_action(note.type, note.status, note.frontmatter.get("motive"))
@@ -365,6 +382,8 @@ def rebuild(root: Path) -> Learned:
             positives.setdefault(action, []).extend(
                 (a, b) for i, a in enumerate(linked) for b in linked[i + 1 :]
             )
+    known = set(every)
+    negatives += [(p.a, p.b) for p in read_store(root) if p.a in known and p.b in known]
     # Oldest first so a positive (the clash the user recorded) wins over a dismissal of it.
     record(learned, negatives, action="dismiss", source="notes")
     for action, pairs in positives.items():

@@ -34,6 +34,7 @@ from desktop.flows.hunter.calibrate import (
     calibrate,
     threshold_prior,
 )
+from desktop.flows.hunter.dismissals import dismisses
 from desktop.flows.hunter.labels import (
     LEARNED_FILE,
     Label,
@@ -47,7 +48,7 @@ from desktop.flows.hunter.labels import (
 )
 from desktop.flows.hunter.opinion import with_opinion
 from desktop.flows.hunter.records import LearningReport, Pair
-from desktop.flows.hunter.verify import NoteInPrompt, dismissal_key
+from desktop.flows.hunter.verify import NoteInPrompt
 from desktop.flows.judging import NotePairVerdict, note_names
 from desktop.flows.progress import plural
 from desktop.vault.errors import VaultError
@@ -359,11 +360,11 @@ def calibration_summary(cal: Calibration) -> dict[str, object]:
 
 
 def dismissed(loaded: Mapping[str, NoteInPrompt], a: str, b: str) -> bool:
-    """The notes dismiss the pair (``hunter_false_positives``), whichever way round."""
+    """The pair is dismissed (in the notes or in ``.antinomy/``), whichever way round."""
     na, nb = loaded.get(a), loaded.get(b)
     if na is None or nb is None:
         return False
-    return dismissal_key(nb.basename) in na.dismissed or dismissal_key(na.basename) in nb.dismissed
+    return dismisses(na.path, na.dismissed, nb.path, nb.dismissed)
 
 
 def hide_like_dismissed(job: ScanJob) -> None:

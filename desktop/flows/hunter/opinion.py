@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from desktop.flows.hunter.prompt import template
 from desktop.flows.hunter.records import Pair, SecondOpinionReport
 from foundation.errors import AntinomyError
 from inference.base import GenerationSettings, Generator, Message, StopFlag
@@ -45,11 +46,10 @@ PRIOR_WEIGHT = math.log(0.75 / 0.25)
 #: Failed requests in a row after which the server is not asked about the other pairs.
 MAX_FAILURES = 3
 
-SYSTEM = (
-    "You check two statements taken from a person's notes. Answer whether they contradict "
-    "each other: whether both cannot be true at the same time. Reply with JSON only: "
-    '{"contradict": "yes"} or {"contradict": "no"}.'
-)
+#: The prompt's templates in ``resources/prompts/`` (the user message fills ``{first}`` and
+#: ``{second}``).
+SYSTEM_TEMPLATE = "second-opinion-system"
+USER_TEMPLATE = "second-opinion-user"
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"contradict": {"type": "string", "enum": ["yes", "no"]}},
@@ -131,8 +131,8 @@ class SecondOpinion:
             result = complete_structured(
                 self.engine,
                 [
-                    Message("system", SYSTEM),
-                    Message("user", f"Statement 1: {first}\nStatement 2: {second}"),
+                    Message("system", template(SYSTEM_TEMPLATE)),
+                    Message("user", template(USER_TEMPLATE).format(first=first, second=second)),
                 ],
                 shape=_shape,
                 schema=SCHEMA,

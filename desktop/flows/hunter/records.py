@@ -41,8 +41,8 @@ DROP_REASONS: dict[str, tuple[str, str]] = {
     "missing_quote": ("pair with an empty quote", "pairs with an empty quote"),
     "quote_not_found": ("quote not found in its note", "quotes not found in their note"),
     "dismissed": (
-        "pair dismissed earlier (hunter_false_positives)",
-        "pairs dismissed earlier (hunter_false_positives)",
+        "pair dismissed earlier (in the notes or in .antinomy/)",
+        "pairs dismissed earlier (in the notes or in .antinomy/)",
     ),
     "recorded": (
         "pair the vault already records (a tension note and a note it links to, or a decision "

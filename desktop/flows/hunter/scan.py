@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.flows.hunter.describe import Describer, plain_description
+from desktop.flows.hunter.dismissals import read_store, stored_peers, targets_of
 from desktop.flows.hunter.learning import ScanLearning, dismissed, hide_like_dismissed
 from desktop.flows.hunter.opinion import (
     SecondOpinion,
@@ -56,7 +57,6 @@ from desktop.flows.hunter.select import SOURCES
 from desktop.flows.hunter.verify import (
     NoteInPrompt,
     Verifier,
-    dismissal_key,
     recorded_with,
     records_pair,
 )
@@ -125,6 +125,8 @@ class ScanJob:
         self.attempts: list[Attempt] = []
         self.raw_failures: list[str] = []
         self.loaded: dict[str, NoteInPrompt] = {}
+        #: The dismissals kept in ``.antinomy/dismissed.json``, read with the notes' lists.
+        self.stored = stored_peers(read_store(self.root))
         #: Title and aliases of each judged note: the words that name its subject.
         self.names: dict[str, tuple[str, ...]] = {}
         self.unloadable: set[str] = set()  # excluded once, not at every ask
@@ -155,15 +157,13 @@ class ScanJob:
                 self.excluded.append(Excluded(path, "empty body"))
                 self.unloadable.add(path)
                 continue
-            fp = note.frontmatter.get("hunter_false_positives")
-            dismissed = fp if isinstance(fp, list) else [fp] if isinstance(fp, str) else []
             self.loaded[path] = NoteInPrompt(
                 path=path,
                 label=note.basename,
                 basename=note.basename,
                 text=body,
                 sha256=note.sha256,
-                dismissed=frozenset(dismissal_key(d) for d in dismissed if d),
+                dismissed=targets_of(path, note.frontmatter, self.stored),
                 records=recorded_with(note),
             )
             self.excerpts[path] = excerpt(body, self.settings.body_chars)

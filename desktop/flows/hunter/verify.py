@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from desktop.flows.hunter.dismissals import dismisses
 from desktop.flows.hunter.prompt import RawPair, clean_name, normalise_item
 from desktop.flows.hunter.records import SUPERSESSION_KEYS, TENSION_TYPE, Pair
 from desktop.vault.notes import Note, frontmatter_strings
@@ -63,7 +64,8 @@ class NoteInPrompt:
     #: The whole note (body without frontmatter), not only the excerpt sent.
     text: str
     sha256: str
-    #: ``dismissal_key`` of each entry of this note's ``hunter_false_positives``.
+    #: What dismisses a pair with this note (:mod:`desktop.flows.hunter.dismissals`): the
+    #: targets of its ``hunter_false_positives`` and of ``.antinomy/dismissed.json``.
     dismissed: frozenset[str]
     #: The ``dismissal_key`` of each note whose clash with this one the vault already
     #: records (:func:`recorded_with`): a clash with one of them is not a new tension.
@@ -157,7 +159,7 @@ class Verifier:
                 )
             else:
                 return "quote_not_found", None
-        if dismissal_key(b.basename) in a.dismissed or dismissal_key(a.basename) in b.dismissed:
+        if dismisses(a.path, a.dismissed, b.path, b.dismissed):
             return "dismissed", None
         if records_pair(a, b):
             return "recorded", None

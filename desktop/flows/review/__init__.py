@@ -1,5 +1,6 @@
 """Review actions: dismiss, undismiss, elevate, resolve, defeat — each one
-journaled, undoable transaction that changes only the frontmatter keys it is about —
+journaled, undoable transaction that changes only the frontmatter keys it is about (or,
+for a vault that keeps its dismissals out of its notes, ``.antinomy/dismissed.json``) —
 and what the scan learns from them: each decision a label (``ReviewResult.learned``
 says so), ``dismiss_like`` to hide every pair like one, ``unhide_frame`` and
 ``reset_learning`` to take that back.
@@ -18,12 +19,12 @@ from desktop.flows.review.decide import (
     elevate_tension,
     resolve_tension,
 )
-from desktop.flows.review.dismiss import dismiss_like, dismiss_pair, list_dismissed, undismiss_pair
+from desktop.flows.review.dismiss import dismiss_like, dismiss_pair, undismiss_pair
+from desktop.flows.review.dismissed_list import list_dismissed
 from desktop.flows.review.errors import (
     AmbiguousNote,
     BadInput,
     DismissalListInvalid,
-    DuplicateBasename,
     NotEligible,
     NoteNotFound,
     PrincipleExists,
@@ -33,7 +34,9 @@ from desktop.flows.review.learn import reset_learning, unhide_frame
 from desktop.flows.review.records import (
     DEFAULT_PRINCIPLES_FOLDER,
     FALSE_POSITIVES,
+    KEEP_IN,
     DismissedPair,
+    KeepIn,
     ReviewResult,
 )
 from desktop.flows.review.renames import RenameFix, find_rename_fixes, fix_renames, infer_renames
@@ -42,11 +45,12 @@ from desktop.flows.review.vaultfiles import VaultFiles
 __all__ = [
     "DEFAULT_PRINCIPLES_FOLDER",
     "FALSE_POSITIVES",
+    "KEEP_IN",
     "AmbiguousNote",
     "BadInput",
     "DismissalListInvalid",
     "DismissedPair",
-    "DuplicateBasename",
+    "KeepIn",
     "NotEligible",
     "NoteNotFound",
     "PrincipleExists",

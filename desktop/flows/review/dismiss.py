@@ -1,8 +1,13 @@
 """Dismissing a pair as a false positive, undoing that, and listing dismissed pairs.
 
-A dismissal writes each note's basename into the other's
+By default a dismissal writes each note's name into the other's
 ``hunter_false_positives`` (Antinomia's key and format), both notes in one
-transaction. Only that key's bytes change.
+transaction; only that key's bytes change. A note whose basename other notes share is
+named by its path (:func:`~desktop.flows.hunter.dismissals.entry_for`). With
+``keep_in="antinomy"`` (the vault's option) the pair goes into
+``.antinomy/dismissed.json`` instead and the notes are not touched — still one journaled,
+undoable transaction. Every reader reads both places, and undismissing takes the pair out
+of both.
 """
 
 from __future__ import annotations
@@ -10,17 +15,29 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
+from pathlib import Path
 
+from desktop.flows.hunter.dismissals import (
+    STORE_PATH,
+    StoredPair,
+    dismissal_target,
+    dismissal_targets,
+    dismisses,
+    names_note,
+    parse_store_bytes,
+    read_store_bytes,
+    store_text,
+)
 from desktop.flows.hunter.labels import HiddenFrame, LabelStore, frame_key, names_of, now
 from desktop.flows.review.errors import (
     BadInput,
     DismissalListInvalid,
-    DuplicateBasename,
     NoteNotFound,
     ReviewRefused,
 )
 from desktop.flows.review.learn import forget_dismissal, keep_decision
-from desktop.flows.review.records import FALSE_POSITIVES, DismissedPair, ReviewResult
+from desktop.flows.review.records import FALSE_POSITIVES, KEEP_IN, KeepIn, ReviewResult
 from desktop.flows.review.vaultfiles import (
     NoteText,
     VaultFiles,
@@ -36,8 +53,9 @@ from desktop.vault.frontmatter import (
     remove_key,
     set_key,
 )
-from desktop.vault.names import basename_of, name_key
-from desktop.vault.transactions import OnChange
+from desktop.vault.layout import state_dir
+from desktop.vault.names import name_key, strip_wikilink
+from desktop.vault.transactions import OnChange, Write, sha256_hex
 
 
 def dismiss_pair(
@@ -47,37 +65,51 @@ def dismiss_pair(
     *,
     seen: Mapping[str, str] | None = None,
     on_change: OnChange | None = None,
+    keep_in: KeepIn = "notes",
 ) -> ReviewResult:
-    """Mark the pair ``a``–``b`` as a false positive in both notes, in one transaction.
+    """Mark the pair ``a``–``b`` as a false positive, in one transaction: in both notes
+    (``keep_in="notes"``) or in ``.antinomy/dismissed.json`` (``"antinomy"``).
 
     ``a``/``b``: vault-relative paths (an unambiguous basename works too).
     ``seen``: path → sha256 of the bytes the user saw; a mismatch raises
-    ``VaultChanged``. Refused (nothing written) for a missing note, the same
-    note twice, or a basename shared by several notes. Blocking file I/O: call
-    it from a worker thread. ``on_change`` gets the written paths.
+    ``VaultChanged``. Refused (nothing written) for a missing note or the same note
+    twice. A pair already dismissed in the other place is not written again. Blocking
+    file I/O: call it from a worker thread. ``on_change`` gets the written paths.
     """
+    if keep_in not in KEEP_IN:
+        raise BadInput(f"Dismissals are kept in 'notes' or 'antinomy', not {keep_in!r}.")
     files = VaultFiles(root)
     note_a, note_b = _pair(files, a, b, seen)
-    for note in (note_a, note_b):
-        check_dismissal_list(note)
-    for note in (note_a, note_b):
-        others = files.others_named_like(note.path)
-        if others:
-            raise DuplicateBasename(
-                f"Dismissals are kept by note name, and {note.basename!r} is the name of "
-                f"{note.path} and {', '.join(others)}. Nothing was written — rename one of "
-                "them, then dismiss the pair again."
+    name_a, name_b = files.entry_for(note_a.path), files.entry_for(note_b.path)
+    summary = f"Dismiss the pair {name_a} ↔ {name_b} (not a tension)"
+    store = StoreState.read(files.root)
+    if keep_in == "antinomy":
+        in_notes = _in_notes(note_a, note_b)
+        if in_notes or store.has(note_a.path, note_b.path):
+            result = ReviewResult(None, (), (), summary)
+        else:
+            result = apply_review(
+                files.root,
+                operation_type="dismiss",
+                summary=summary.removesuffix(")") + "; kept in .antinomy/, notes untouched)",
+                state=store.writes(store.added(note_a.path, note_b.path)),
+                on_change=on_change,
             )
-    result = apply_review(
-        files.root,
-        operation_type="dismiss",
-        summary=f"Dismiss the pair {note_a.basename} ↔ {note_b.basename} (not a tension)",
-        replaced=[
-            (note_a, _with_entry(note_a, note_b.basename)),
-            (note_b, _with_entry(note_b, note_a.basename)),
-        ],
-        on_change=on_change,
-    )
+    elif store.has(note_a.path, note_b.path):
+        result = ReviewResult(None, (), (), summary)
+    else:
+        for note in (note_a, note_b):
+            check_dismissal_list(note)
+        result = apply_review(
+            files.root,
+            operation_type="dismiss",
+            summary=summary,
+            replaced=[
+                (note_a, _with_entry(note_a, name_b)),
+                (note_b, _with_entry(note_b, name_a)),
+            ],
+            on_change=on_change,
+        )
     return keep_decision(files.root, result, action="dismiss", pairs=[(note_a.path, note_b.path)])
 
 
@@ -89,27 +121,33 @@ def undismiss_pair(
     seen: Mapping[str, str] | None = None,
     on_change: OnChange | None = None,
 ) -> ReviewResult:
-    """Remove the dismissal of ``a``–``b`` from both notes (the key goes when it empties).
+    """Take the dismissal of ``a``–``b`` back wherever it is written: both notes' lists
+    (the key goes when it empties) and ``.antinomy/dismissed.json``, in one transaction.
 
-    A peer that no longer exists (deleted or renamed) is accepted when the
-    other note still lists it, so a dangling entry can be cleaned up; only the
-    existing note is written then. Blocking: call it from a worker thread.
+    A peer that no longer exists (deleted or renamed) is accepted when the other note
+    still lists it, or the file still pairs them, so a dangling entry can be cleaned up;
+    only the existing note is written then. Blocking: call it from a worker thread.
     """
     files = VaultFiles(root)
+    store = StoreState.read(files.root)
     try:
         notes = list(_pair(files, a, b, seen))
-        names = [notes[1].basename, notes[0].basename]
+        peers = [notes[1].path, notes[0].path]
+        shown = " ↔ ".join(sorted((files.entry_for(p) for p in peers), key=name_key))
+        left = store.removed(lambda p, q: {p, q} == set(peers))
     except NoteNotFound:
-        notes, names = _one_sided(files, a, b, seen)
+        notes, peers, left = _one_sided(files, store, a, b, seen)
+        gone = entry_name(peers[0]) if "/" not in peers[0] else peers[0].removesuffix(".md")
+        shown = " ↔ ".join(sorted({files.entry_for(notes[0].path), gone}, key=name_key))
     for note in notes:
         check_dismissal_list(note)
-    replaced = [(note, _without_entry(note, name)) for note, name in zip(notes, names, strict=True)]
-    shown = " ↔ ".join(sorted({notes[0].basename, names[0]}, key=name_key))
+    replaced = [(note, _without_entry(note, peer)) for note, peer in zip(notes, peers, strict=True)]
     result = apply_review(
         files.root,
         operation_type="undismiss",
         summary=f"Undismiss the pair {shown} (the Hunter may show it again)",
         replaced=replaced,
+        state=store.writes(left),
         on_change=on_change,
     )
     if len(notes) == 2:
@@ -126,6 +164,7 @@ def dismiss_like(
     quote_b: str,
     seen: Mapping[str, str] | None = None,
     on_change: OnChange | None = None,
+    keep_in: KeepIn = "notes",
 ) -> tuple[ReviewResult, HiddenFrame]:
     """Dismiss the pair ``a``–``b`` and hide, for the whole vault and every scan mode, every
     pair whose two sentences have the frame of ``quote_a``/``quote_b`` (each note's own
@@ -136,7 +175,9 @@ def dismiss_like(
     path_a, path_b = files.locate(a), files.locate(b)
     if not quote_a.strip() or not quote_b.strip():
         raise BadInput("“All like this” needs the pair's two quotes, as the scan showed them.")
-    result = dismiss_pair(files.root, path_a, path_b, seen=seen, on_change=on_change)
+    result = dismiss_pair(
+        files.root, path_a, path_b, seen=seen, on_change=on_change, keep_in=keep_in
+    )
     key = frame_key(quote_a, names_of(files.root, path_a), quote_b, names_of(files.root, path_b))
     hidden = HiddenFrame(key, quote_a, quote_b, path_a, path_b, at=now())
     try:
@@ -152,37 +193,9 @@ def dismiss_like(
     ), hidden
 
 
-def list_dismissed(root: str | os.PathLike[str]) -> list[DismissedPair]:
-    """Every dismissed pair in the vault, each once, with missing peers flagged.
-
-    Reads the frontmatter of the notes that mention ``hunter_false_positives``;
-    a note whose frontmatter cannot be read is left out (the index coverage
-    report lists it). Blocking file I/O.
-    """
-    files = VaultFiles(root)
-    listed: dict[str, set[str]] = {}  # name_key of a note -> name_keys it lists
-    shown: dict[str, str] = {}  # name_key -> basename as written
-    for path, entries in dismissal_lists(files).items():
-        mine = name_key(basename_of(path))
-        shown.setdefault(mine, basename_of(path))
-        for entry in entries:
-            shown.setdefault(name_key(entry), entry)
-            listed.setdefault(mine, set()).add(name_key(entry))
-    pairs: dict[tuple[str, str], DismissedPair] = {}
-    for mine, peers in listed.items():
-        for peer in peers:
-            if peer == mine:
-                continue
-            first, second = sorted((mine, peer))
-            if (first, second) in pairs:
-                continue
-            reciprocal = mine in listed.get(peer, set())
-            pairs[(first, second)] = _record(files, shown[first], shown[second], reciprocal)
-    return [pairs[key] for key in sorted(pairs)]
-
-
-def dismissal_lists(files: VaultFiles) -> dict[str, list[str]]:
-    """path → the basenames its ``hunter_false_positives`` lists, for every note with one."""
+def dismissal_entries(files: VaultFiles) -> dict[str, list[str]]:
+    """path → the entries its ``hunter_false_positives`` lists, as written (a ``[[link]]``
+    unwrapped), for every note with one."""
     found: dict[str, list[str]] = {}
     for path in files.paths:
         try:
@@ -196,24 +209,17 @@ def dismissal_lists(files: VaultFiles) -> dict[str, list[str]]:
         except (UnicodeDecodeError, FrontmatterError):
             continue
         values = value if isinstance(value, list) else [] if value is None else [value]
-        names = [entry_name(v) for v in values if v is not None and str(v).strip()]
-        if names:
-            found[path] = names
+        entries = [strip_wikilink(str(v)) for v in values if v is not None and str(v).strip()]
+        if entries:
+            found[path] = entries
     return found
 
 
-def _record(files: VaultFiles, a: str, b: str, reciprocal: bool) -> DismissedPair:
-    paths: list[str | None] = []
-    missing: list[str] = []
-    ambiguous: list[str] = []
-    for name in (a, b):
-        found = files.with_basename(name)
-        paths.append(found[0] if len(found) == 1 else None)
-        if not found:
-            missing.append(name)
-        elif len(found) > 1:
-            ambiguous.append(name)
-    return DismissedPair(a, b, paths[0], paths[1], tuple(missing), tuple(ambiguous), reciprocal)
+def dismissal_lists(files: VaultFiles) -> dict[str, list[str]]:
+    """path → the basenames its ``hunter_false_positives`` lists, for every note with one."""
+    return {
+        path: [entry_name(e) for e in entries] for path, entries in dismissal_entries(files).items()
+    }
 
 
 def _pair(
@@ -228,22 +234,36 @@ def _pair(
 
 
 def _one_sided(
-    files: VaultFiles, a: str, b: str, seen: Mapping[str, str] | None
-) -> tuple[list[NoteText], list[str]]:
-    """Undismiss with one note gone: the existing note, and the gone name it lists."""
+    files: VaultFiles, store: StoreState, a: str, b: str, seen: Mapping[str, str] | None
+) -> tuple[list[NoteText], list[str], list[StoredPair]]:
+    """Undismiss with one note gone: the existing note, the gone name (or path) it lists,
+    and the file's pairs without the ones pairing them."""
     for present, gone in ((a, b), (b, a)):
         try:
             note = files.read(files.locate(present), seen=seen)
         except NoteNotFound:
             continue
-        gone_name = entry_name(gone)
-        if any(name_key(n) == name_key(gone_name) for n in _entries(note)):
-            return [note], [gone_name]
+        left = store.removed(partial(_pairs_with_gone, note.path, gone))
+        if any(_names_gone(e, gone) for e in _entries(note)) or len(left) < len(store.pairs):
+            return [note], [gone], left
         raise NoteNotFound(
             f"No note {gone!r} in the vault, and {note.path} does not list it as dismissed — "
             "check the name (`antinomy dismissed` lists the pairs)."
         )
     raise NoteNotFound(f"Neither {a!r} nor {b!r} is a note in the vault {files.root}.")
+
+
+def _names_gone(entry: object, gone: str) -> bool:
+    """The entry names the note ``gone`` (a name or a path, ``.md`` optional)."""
+    t = dismissal_target(entry)
+    gone_path = gone if gone.lower().endswith(".md") else gone + ".md"
+    return bool(t) and (t == dismissal_target(gone) or names_note((t,), gone_path))
+
+
+def _pairs_with_gone(path: str, gone: str, p: str, q: str) -> bool:
+    """The file's pair ``p``–``q`` pairs ``path`` with the note ``gone`` names."""
+    other = q if p == path else p if q == path else None
+    return other is not None and names_note((dismissal_target(gone),), other)
 
 
 def check_dismissal_list(note: NoteText) -> None:
@@ -266,25 +286,34 @@ def check_dismissal_list(note: NoteText) -> None:
 
 
 def _entries(note: NoteText) -> list[str]:
+    """The note's entries as written (a ``[[link]]`` unwrapped)."""
     value = note.frontmatter.get(FALSE_POSITIVES)
     values = value if isinstance(value, list) else [] if value is None else [value]
-    return [entry_name(v) for v in values if v is not None]
+    return [strip_wikilink(str(v)) for v in values if v is not None]
+
+
+def _in_notes(a: NoteText, b: NoteText) -> bool:
+    """Either note's list already dismisses the pair."""
+    ta = dismissal_targets(a.frontmatter.get(FALSE_POSITIVES))
+    tb = dismissal_targets(b.frontmatter.get(FALSE_POSITIVES))
+    return dismisses(a.path, ta, b.path, tb)
 
 
 def _with_entry(note: NoteText, peer: str) -> str:
-    # Exact match: the Hunter compares basenames exactly, so an entry spelled in another
-    # case would not hide the pair; the exact name is added beside it then.
+    # Exact match: an entry spelled in another case is left as written and the exact name
+    # added beside it (what Antinomia compares).
     if peer in _entries(note):
         return note.text  # already there: no duplicate
     return _edited(note, lambda text: add_to_list(text, FALSE_POSITIVES, peer))
 
 
 def _without_entry(note: NoteText, peer: str) -> str:
+    """``note`` without the entries naming ``peer`` (a path, or a gone note's name)."""
     value = note.frontmatter.get(FALSE_POSITIVES)
     if value is None:
         return note.text
     values = value if isinstance(value, list) else [value]
-    matches = [v for v in values if v is not None and name_key(entry_name(v)) == name_key(peer)]
+    matches = [v for v in values if v is not None and _names_gone(v, peer)]
     if not matches:
         return note.text
     remaining = [v for v in values if v not in matches]
@@ -308,3 +337,40 @@ def _edited(note: NoteText, edit: Callable[[str], str]) -> str:
         return edit(note.text)
     except FrontmatterError as exc:
         raise ReviewRefused(f"{note.path}: {exc}") from None
+
+
+class StoreState:
+    """``.antinomy/dismissed.json`` as read for one action: its pairs and its bytes' hash
+    (the transaction is refused if the file changes meanwhile)."""
+
+    def __init__(self, root: Path, pairs: list[StoredPair], sha256: str | None) -> None:
+        self.root = root
+        self.pairs = pairs
+        self.sha256 = sha256
+
+    @classmethod
+    def read(cls, root: Path) -> StoreState:
+        data = read_store_bytes(root)
+        if data is None:
+            return cls(root, [], None)
+        return cls(root, parse_store_bytes(data, where=str(root / STORE_PATH)), sha256_hex(data))
+
+    def has(self, a: str, b: str) -> bool:
+        return any({p.a, p.b} == {a, b} for p in self.pairs)
+
+    def added(self, a: str, b: str) -> list[StoredPair]:
+        first, second = sorted((a, b))
+        return [*self.pairs, StoredPair(first, second, now())]
+
+    def removed(self, match: Callable[[str, str], bool]) -> list[StoredPair]:
+        return [p for p in self.pairs if not match(p.a, p.b)]
+
+    def writes(self, pairs: list[StoredPair]) -> list[Write]:
+        """The write that leaves ``pairs`` in the file (none when they are what it holds)."""
+        if pairs == self.pairs:
+            return []
+        state_dir(self.root)
+        text = store_text(pairs)
+        if self.sha256 is None:
+            return [Write.create(STORE_PATH, text)]
+        return [Write.replace(STORE_PATH, text, expected_sha256=self.sha256)]

@@ -8,7 +8,6 @@ __all__ = [
     "AmbiguousNote",
     "BadInput",
     "DismissalListInvalid",
-    "DuplicateBasename",
     "NotEligible",
     "NoteNotFound",
     "PrincipleExists",
@@ -22,10 +21,6 @@ class ReviewRefused(VaultError):
 
 class NotEligible(ReviewRefused):
     """The note's type or status does not allow this action (e.g. not an open tension)."""
-
-
-class DuplicateBasename(ReviewRefused):
-    """Dismissals are keyed by basename, and this basename is shared by several notes."""
 
 
 class PrincipleExists(ReviewRefused):

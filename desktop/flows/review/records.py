@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-#: Antinomia's key: basenames of the notes a pair with which was dismissed.
-FALSE_POSITIVES = "hunter_false_positives"
+from desktop.flows.hunter.dismissals import FALSE_POSITIVES
+
+__all__ = [
+    "DEFAULT_PRINCIPLES_FOLDER",
+    "FALSE_POSITIVES",
+    "DismissedPair",
+    "KeepIn",
+    "ReviewResult",
+]
+
+#: Where a dismissal is written: in the two notes' ``hunter_false_positives`` (Antinomia
+#: reads them), or in the vault's ``.antinomy/dismissed.json`` (the notes are not touched).
+KeepIn = Literal["notes", "antinomy"]
+KEEP_IN: tuple[KeepIn, ...] = ("notes", "antinomy")
 #: Where new principle notes go unless the caller gives another folder.
 DEFAULT_PRINCIPLES_FOLDER = "Antinomy/Principles"
 
@@ -31,14 +44,16 @@ class ReviewResult:
 
 @dataclass(frozen=True)
 class DismissedPair:
-    """A dismissed pair as the notes record it.
+    """A dismissed pair as the vault records it.
 
-    ``a`` and ``b`` are basenames (``a`` sorts first). ``path_a``/``path_b``
-    are the notes' paths, ``None`` when no note (or several notes) have that
-    basename. ``missing`` lists the basenames with no note (deleted or
-    renamed); ``ambiguous`` those shared by several notes. ``reciprocal`` is
-    False when only one of the two notes lists the other (a half-written
-    dismissal, e.g. by another tool): the Hunter still hides the pair.
+    ``a`` and ``b`` name the notes as a dismissal does (``a`` sorts first): the basename,
+    or the path without ``.md`` when several notes share the basename. ``path_a``/``path_b``
+    are the notes' paths, ``None`` when no note (or several notes) answer to that name.
+    ``missing`` lists the names with no note (deleted or renamed); ``ambiguous`` the
+    names several notes answer to. ``reciprocal`` is False when only one of the two notes
+    lists the other (a half-written dismissal, e.g. by another tool): the Hunter still
+    hides the pair. ``kept_in``: where it is written — ``notes``, ``antinomy``
+    (``.antinomy/dismissed.json``), or both.
     """
 
     a: str
@@ -48,3 +63,4 @@ class DismissedPair:
     missing: tuple[str, ...]
     ambiguous: tuple[str, ...] = ()
     reciprocal: bool = True
+    kept_in: tuple[KeepIn, ...] = ("notes",)

@@ -1,8 +1,12 @@
 """Keeping dismissals attached to a note that was renamed.
 
-Dismissals are kept by basename (Antinomia-compatible), so renaming a note
-leaves its peers listing the old name, and the pair would come back in the
-next scan. Two ways to find the renames:
+Dismissals in the notes name a note by its basename (Antinomia-compatible), so
+renaming a note leaves its peers listing the old name, and the pair would come back
+in the next scan. The pairs of ``.antinomy/dismissed.json`` name notes by path, so a
+move leaves them naming the old path: a rename given as ``(old path, new path)`` (the
+index reports them so) is fixed there too. An entry naming a note by its path (a shared
+basename) is listed as missing instead, to undismiss and dismiss again. Two ways to
+find the renames:
 
 * the index reports them (``IndexReport.renamed``: same content, new path);
 * :func:`infer_renames` needs no index: the notes that list a name no note
@@ -20,7 +24,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from desktop.flows.review.dismiss import dismissal_lists
+from desktop.flows.hunter.dismissals import STORE_PATH, StoredPair
+from desktop.flows.review.dismiss import StoreState, dismissal_lists
 from desktop.flows.review.records import FALSE_POSITIVES, ReviewResult
 from desktop.flows.review.vaultfiles import (
     NoteText,
@@ -53,7 +58,8 @@ def find_rename_fixes(
     dismissal by that name would be ambiguous). Reads only.
     """
     files = VaultFiles(root)
-    return _fixes(files, renamed, dismissal_lists(files))
+    store = StoreState.read(files.root)
+    return _fixes(files, renamed, dismissal_lists(files)) + _store_fixes(files, store, renamed)[0]
 
 
 def infer_renames(root: str | os.PathLike[str]) -> list[tuple[str, str]]:
@@ -80,6 +86,8 @@ def fix_renames(
         pairs = _inferred(files, lists)
     else:  # a new name that is no note is a mistake worth saying (NoteNotFound, AmbiguousNote)
         pairs = [(old, files.locate(new)) for old, new in renamed]
+    store = StoreState.read(files.root)
+    moved, new_path_of = _store_fixes(files, store, pairs)
     fixes = _fixes(files, pairs, lists)
     notes: dict[str, NoteText] = {}
     texts: dict[str, str] = {}
@@ -89,15 +97,41 @@ def fix_renames(
                 notes[path] = files.read(path)
                 texts[path] = notes[path].text
             texts[path] = _renamed_entry(texts[path], fix.old, fix.new)
+    kept = [_moved(p, new_path_of) for p in store.pairs] if moved else store.pairs
+    fixes += moved
     summary = "Keep dismissals after renames: " + ", ".join(f"{f.old} → {f.new}" for f in fixes)
     result = apply_review(
         files.root,
         operation_type="rename-fix",
         summary=summary[:400] if fixes else "Nothing to fix",
         replaced=[(notes[p], texts[p]) for p in notes],
+        state=store.writes([p for p in kept if p.a != p.b]),
         on_change=on_change,
     )
     return result, fixes
+
+
+def _store_fixes(
+    files: VaultFiles, store: StoreState, renamed: Sequence[tuple[str, str]]
+) -> tuple[list[RenameFix], dict[str, str]]:
+    """The renames that pairs of ``.antinomy/dismissed.json`` still name by the old path,
+    and old path → new path for each; an old path that is still a note is no rename."""
+    fixes: list[RenameFix] = []
+    new_path_of: dict[str, str] = {}
+    existing = set(files.paths)
+    for old, new_path in renamed:
+        old_path = old if old.lower().endswith(".md") else old + ".md"
+        if old_path in existing or new_path not in existing or old_path == new_path:
+            continue
+        if any(old_path in (p.a, p.b) for p in store.pairs):
+            fixes.append(RenameFix(old_path[:-3], new_path[:-3], new_path, (STORE_PATH,)))
+            new_path_of[old_path] = new_path
+    return fixes, new_path_of
+
+
+def _moved(pair: StoredPair, new_path_of: Mapping[str, str]) -> StoredPair:
+    first, second = sorted((new_path_of.get(pair.a, pair.a), new_path_of.get(pair.b, pair.b)))
+    return StoredPair(first, second, pair.at)
 
 
 def _fixes(

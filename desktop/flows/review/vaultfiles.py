@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.flows.hunter.dismissals import entry_for
 from desktop.flows.review.errors import NoteNotFound, ReviewRefused
 from desktop.flows.review.records import ReviewResult
 from desktop.vault.errors import VaultChanged
@@ -134,6 +135,10 @@ class VaultFiles:
             aliases=lambda: stored_aliases(self.root),
         )
 
+    def entry_for(self, path: str) -> str:
+        """How a dismissal names ``path``: its basename, or its path when that is shared."""
+        return entry_for(path, self.paths)
+
     def link_to(self, path: str) -> str:
         """A wikilink to ``path``: by basename, or by path when the basename is shared."""
         target = basename_of(path) if not self.others_named_like(path) else path[:-3]
@@ -176,16 +181,19 @@ def apply_review(
     summary: str,
     replaced: Sequence[tuple[NoteText, str]] = (),
     created: Sequence[tuple[str, str]] = (),
+    state: Sequence[Write] = (),
     on_change: OnChange | None = None,
 ) -> ReviewResult:
     """One transaction: each ``(note, new_text)`` replaced (only if it changed), each
-    ``(path, text)`` created. Guarded by the hashes the notes had when read."""
+    ``(path, text)`` created, and the ``state`` writes (the review state a vault keeps in
+    ``.antinomy/``). Guarded by the hashes the files had when read."""
     writes = [
         Write.replace(note.path, new_text.encode("utf-8"), expected_sha256=note.sha256)
         for note, new_text in replaced
         if new_text != note.text
     ]
     writes += [Write.create(path, text) for path, text in created]
+    writes += state
     if not writes:
         return ReviewResult(None, (), (), summary)
     plan = Plan(new_operation_id(operation_type), operation_type, summary, tuple(writes))

@@ -25,7 +25,13 @@ from desktop.flows.settings.app import (
     settings_path,
     settings_to_dict,
 )
-from desktop.flows.settings.resolve import Overrides, Resolved, resolve
+from desktop.flows.settings.resolve import Overrides, Resolved, resolve, resolve_review
+from desktop.flows.settings.review import (
+    ReviewSettings,
+    ReviewSettingsInvalid,
+    load_review_settings,
+    save_review_settings,
+)
 
 __all__ = [
     "DEFAULT_PORT",
@@ -41,11 +47,16 @@ __all__ = [
     "Overrides",
     "PerformanceSettings",
     "Resolved",
+    "ReviewSettings",
+    "ReviewSettingsInvalid",
     "ScanCaps",
     "Settings",
     "SettingsInvalid",
+    "load_review_settings",
     "load_settings",
     "resolve",
+    "resolve_review",
+    "save_review_settings",
     "save_settings",
     "settings_from_dict",
     "settings_path",

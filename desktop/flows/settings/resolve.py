@@ -3,12 +3,15 @@
 Every entry point — each CLI command, ``antinomy serve``, the window, the memory, ingest
 and review flows — takes what a run needs from :func:`resolve`, so the same saved file
 gives the same models, model ids and folders whichever of them runs. A command line's
-flags are :class:`Overrides`; a value it does not set keeps the saved one.
+flags are :class:`Overrides`; a value it does not set keeps the saved one. A vault's own
+review settings (where its dismissals are written) come from :func:`resolve_review`, for
+the window and the command line alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from desktop.flows.hunter import ScanSettings
@@ -20,6 +23,7 @@ from desktop.flows.settings.app import (
     Settings,
     load_settings,
 )
+from desktop.flows.settings.review import ReviewSettings, load_review_settings
 from inference.registry import find_spec
 from inference.runtime import RuntimeSettings
 
@@ -94,3 +98,10 @@ def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -
     scan = replace(s.scan_settings(), **{k: v for k, v in o.scan.items() if v is not None})
     memory = MemorySettings(subjects_folder=s.folders.subjects)
     return Resolved(settings=s, runtime=runtime, folders=s.folders, scan=scan, memory=memory)
+
+
+def resolve_review(root: Path) -> ReviewSettings:
+    """The vault's review settings (``<vault>/.antinomy/review/settings.json``);
+    :class:`~desktop.flows.settings.review.ReviewSettingsInvalid` when the file is
+    damaged. The window and every command take where dismissals go from here."""
+    return load_review_settings(root)

@@ -7,6 +7,7 @@ object under the form. Choosing a backend that leaves this machine asks first.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -37,6 +38,7 @@ from desktop.flows.settings import (
     Settings,
     SettingsInvalid,
 )
+from desktop.ui.dialogs.settings_review import QtReviewSettings
 
 LEAVES_MACHINE_WARNING = (
     "This backend is not on this machine: every scan will send note text to {host}. "
@@ -78,7 +80,9 @@ def _path_row(edit: QLineEdit, caption: str, pattern: str) -> QWidget:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: Settings, parent: QWidget | None = None, *, vault: Path | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Antinomy — settings")
         self.original = settings
@@ -187,6 +191,8 @@ class SettingsDialog(QDialog):
         form = QFormLayout(memory)
         form.addRow(self.auto_consolidate)
         tabs.addTab(memory, "Memory")
+        self.review = QtReviewSettings(vault)  # the open vault's own: saved in the vault
+        tabs.addTab(self.review, "Review")
         self.tabs = tabs
 
         self.problem = QLabel()
@@ -267,6 +273,9 @@ class SettingsDialog(QDialog):
             self.problem.setText(
                 "The embedding server was not changed: it would send notes elsewhere."
             )
+            return
+        if (problem := self.review.save()) is not None:
+            self.problem.setText(problem)
             return
         self.result_settings = settings
         super().accept()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from desktop.flows import review
 from desktop.flows.review import ReviewResult
+from desktop.flows.settings import resolve_review
 from desktop.ui.controller import AppController
 from desktop.ui.operations.titles import many_title, operation_title
 from desktop.ui.vault_state import dismissed_on_disk
@@ -98,7 +99,12 @@ def _dismiss_all(
     root: Path, pairs: Sequence[tuple[str, str]], seen: Mapping[str, str]
 ) -> Dismissals:
     """Dismiss each pair in turn (write worker), each guarded by the hashes seen, renewed
-    by the dismissals before it: two pairs sharing a note are both written."""
+    by the dismissals before it: two pairs sharing a note are both written. Where they are
+    written (the notes, or ``.antinomy/``) is the vault's setting, read once here."""
+    try:
+        keep_in = resolve_review(root).keep_dismissals
+    except AntinomyError as exc:
+        return Dismissals((), tuple((a, b, str(exc)) for a, b in pairs))
     seen = dict(seen)
     written: dict[str, str] = {}
     done: list[tuple[str, str, ReviewResult]] = []
@@ -106,7 +112,7 @@ def _dismiss_all(
     for a, b in pairs:
         guard = {p: seen[p] for p in (a, b) if p in seen}
         try:
-            result = review.dismiss_pair(root, a, b, seen=guard)
+            result = review.dismiss_pair(root, a, b, seen=guard, keep_in=keep_in)
         except VaultChanged as exc:
             if not dismissed_on_disk(root, a, b):
                 refused.append((a, b, str(exc)))

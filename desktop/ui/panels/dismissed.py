@@ -1,7 +1,8 @@
 """Dismissed pairs: every pair marked as a false positive, with Undismiss.
 
 Re-read after every transaction (this window's or another process's) and after
-a note that holds, or held, a dismissal changes on disk.
+a note that holds, or held, a dismissal changes on disk. Pairs kept in
+``.antinomy/dismissed.json`` (the vault's option) are listed with the notes' own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.flows.hunter.dismissals import STORE_PATH
 from desktop.flows.review import FALSE_POSITIVES, DismissedPair, list_dismissed
 from desktop.ui.context import AppContext
 from desktop.ui.operations import review as review_ops
@@ -91,6 +93,8 @@ class QtDismissedPanel(QWidget):
                 text += f"   (missing: {', '.join(pair.missing)})"
             if not pair.reciprocal:
                 text += "   (listed in one note only)"
+            if "antinomy" in pair.kept_in:
+                text += "   (kept in .antinomy/)"
             item = QListWidgetItem(text)
             item.setToolTip(f"{pair.path_a or pair.a}\n{pair.path_b or pair.b}")
             self.list.addItem(item)
@@ -110,6 +114,8 @@ class QtDismissedPanel(QWidget):
 
 
 def _mention_dismissals(root: Path, paths: Sequence[str]) -> bool:
+    if STORE_PATH in paths:
+        return True
     for path in paths:
         try:
             if FALSE_POSITIVES.encode() in (root / path).read_bytes():

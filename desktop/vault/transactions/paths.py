@@ -3,7 +3,8 @@
 Two checks. :func:`check_relative_path` is lexical and runs when a plan is
 built or parsed: a path is relative, POSIX, normalised (no ``.``, ``..`` or
 empty parts), free of NUL and control characters, of sane length, and outside
-the protected folders. :func:`resolve_target` runs against the disk at
+the protected folders (but for the review state a vault may keep in ``.antinomy/``,
+``layout.TRANSACTION_STATE_FILES``). :func:`resolve_target` runs against the disk at
 inspect, apply and recovery time: after following symbolic links in the
 parent folders, the file is still inside the vault and outside the protected
 folders, and the file itself is not a link, a folder or a device.
@@ -17,7 +18,7 @@ import stat
 import unicodedata
 from pathlib import Path
 
-from desktop.vault.layout import PROTECTED_DIRS
+from desktop.vault.layout import PROTECTED_DIRS, STATE_DIR, TRANSACTION_STATE_FILES
 from desktop.vault.transactions.errors import PlanInvalid
 
 #: Longest path accepted (bytes of UTF-8), well under Linux's PATH_MAX of 4096.
@@ -66,6 +67,8 @@ def check_relative_path(path: object) -> str:
     for part in parts:
         if len(part.encode("utf-8")) > MAX_NAME_BYTES:
             raise _refuse(path, f"a name in it is longer than {MAX_NAME_BYTES} bytes")
+    if path in TRANSACTION_STATE_FILES:
+        return path
     for part in parts:
         if part.casefold() in _PROTECTED:
             raise _refuse(path, f"it is inside {part}/, which Antinomy never writes")
@@ -93,6 +96,11 @@ def resolve_target(root: Path, rel: str) -> Path:
     if not parent.is_relative_to(root):
         raise _refuse(rel, "it leads outside the vault through a symbolic link")
     inner = parent.relative_to(root).parts
+    if rel in TRANSACTION_STATE_FILES:
+        # The state folder itself, never a folder reached through a link.
+        if parent != root / STATE_DIR or os.path.islink(root / STATE_DIR):
+            raise _refuse(rel, f"{STATE_DIR}/ is not a real folder of this vault")
+        inner = ()
     for part in inner:
         if part.casefold() in _PROTECTED:
             raise _refuse(rel, f"it leads into {part}/ through a symbolic link")
