@@ -1,4 +1,4 @@
-"""A subject is a name or a noun the user used: never a sentence's opener, a verb or an adjective."""
+"""A subject is a name or a noun the user used, never a sentence's opener, verb or adjective."""
 
 from __future__ import annotations
 

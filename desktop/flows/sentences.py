@@ -182,9 +182,9 @@ def split_block(block: str) -> list[str]:
     ingest and memory.
 
     A sentence ends at ``.``, ``!``, ``?`` or ``…`` (a closing quote or bracket after it
-    stays in the sentence) before a capital or a digit, except after an abbreviation ("e.g.", "Dr.", "approx.") or
-    an initial ("J. Smith"), an elision in brackets ("[...] I'm") or a question or
-    exclamation in an aside ("most (or all?) Python types").
+    stays in the sentence) before a capital or a digit, except after an abbreviation
+    ("e.g.", "Dr.", "approx.") or an initial ("J. Smith"), an elision in brackets
+    ("[...] I'm") or a question or exclamation in an aside ("most (or all?) Python types").
     """
     parts: list[str] = []
     start = 0

@@ -33,6 +33,7 @@ from desktop.flows.alignment import (
     NUMBER_WORDS,
     QUANTIFIERS,
     WEEKDAYS,
+    word_set,
 )
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
 from desktop.flows.sentences import plain
@@ -46,25 +47,25 @@ _OPPOSABLE = frozenset(w for pair in ANTONYMS for w in pair) - {"on", "up", "dow
 _ORDINALS = frozenset({"first", "last", "once", "twice", "premier", "dernier", "primo", "ultimo"})
 #: Small words kept before a claim's words: prepositions and articles ("after Thursday
 #: noon", "le 6 avril").
-_LEADS = frozenset(
+_LEADS = word_set(
     """
     after before until till between at on in by within from to about around since during
     per than the a an avant après jusqu à le la les l dès depuis entre pendant vers dopo
     prima fino entro tra fra alle alla al dal il lo gli too very
-    """.split()
+    """
 )
 #: A side's description holds at most this many runs of words.
 MAX_RUNS = 2
 #: Words that speak of the subject of both quotes, shown in front: at most this many.
 MAX_SHARED_WORDS = 6
 #: Words that never make a shared subject on their own.
-_SMALL = frozenset(
+_SMALL = word_set(
     """
     the a an of to in on at by for and or is are be it its this that with as from so
     my our your his her their me us them i we you they he she should would will can could
     must may might shall
     le la les de des du un une et en à au il lo di da e con per che
-    """.split()
+    """
 )
 
 
@@ -126,7 +127,7 @@ def describe_from_quotes(quote_a: str, quote_b: str) -> str | None:
 def _aligned(
     quote_a: str, quote_b: str, ta: list[_Token], tb: list[_Token], matcher: SequenceMatcher[str]
 ) -> str | None:
-    """"Tuesday vs Thursday: Deploys happen on …" — each differing stretch, then the frame."""
+    """ "Tuesday vs Thursday: Deploys happen on …" — each differing stretch, then the frame."""
     pieces: list[str] = []
     frame: list[str] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -146,7 +147,7 @@ def _aligned(
 def _apart(
     quote_a: str, quote_b: str, ta: list[_Token], tb: list[_Token], matcher: SequenceMatcher[str]
 ) -> str | None:
-    """"One note says “…”, the other “…”" — each quote's words that carry its claim."""
+    """ "One note says “…”, the other “…”" — each quote's words that carry its claim."""
     keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
     runs_a = _claim_runs(quote_a, ta, keys_b)
     runs_b = _claim_runs(quote_b, tb, keys_a)

@@ -26,8 +26,8 @@ from desktop.flows.ingest.sentences import (
 )
 from desktop.vault.frontmatter import parse_frontmatter, split_frontmatter
 from desktop.vault.index import VaultIndex
-from desktop.vault.names import note_file_name
 from desktop.vault.layout import PROTECTED_DIRS
+from desktop.vault.names import note_file_name
 from desktop.vault.notes import note_type
 from desktop.vault.search import search
 from desktop.vault.transactions import sha256_hex

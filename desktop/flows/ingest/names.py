@@ -18,7 +18,8 @@ refused when:
 - it holds a quote (other than a quoted term: a pair of double quotes), a comma or a
   semicolon (a phrase cut out of a sentence);
 - it holds a run of 6 or more digits (an id, not a name);
-- it starts with punctuation, or ends with punctuation other than "?" or "!", or ends with a function word ("… which includes a");
+- it starts with punctuation, or ends with punctuation other than "?" or "!", or ends
+  with a function word ("… which includes a");
 - it is a clause: it holds an auxiliary or modal verb ("is", "needs", "can") or opens
   with a word that starts a clause ("when", "this", "if");
 - it holds a broken word: a lower-case single letter other than "a" ("doesn t");

@@ -10,10 +10,10 @@ an adjective or an adverb does ("Let me know", "Let's plan the offsite", "Quick 
 
 Inside a sentence, a word keeps the class its place gives it: a capitalised word or one
 shaped as a name ("PostgreSQL", "API", "S3", "Fly.io") is a name; a lowercase word after a
-subject pronoun, a modal or "to" is a verb ("we deploy", "should try"); after a copula or
-an intensifier it is an adjective ("was slow", "very quick"); directly before another
-content word after an article it modifies that word ("a quick fix"); anywhere else it is a noun ("use uv for
-the builds").
+subject pronoun, a modal or an infinitive's "to" is a verb ("we deploy", "should try",
+"want to migrate"); after a copula or an intensifier it is an adjective ("was slow", "very
+quick"); between an article and another content word it modifies that word ("a quick
+fix"); anywhere else it is a noun ("use uv for the builds").
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _is_word(token: str) -> bool:
 
 
 def _name_shaped(token: str) -> bool:
-    """"PostgreSQL", "API", "S3", "Fly.io", "GPT-4": a name whatever its place."""
+    """ "PostgreSQL", "API", "S3", "Fly.io", "GPT-4": a name whatever its place."""
     core = token.rstrip("'’s") if token.endswith(("'s", "’s")) else token
     inner_capital = any(c.isupper() for c in core[1:]) and not core.isupper()
     return (
