@@ -7,11 +7,14 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from desktop.flows.hunter.describe import plain_description
 from desktop.flows.hunter.plain import describe_from_quotes
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
 from desktop.flows.hunter.records import Pair
+from desktop.flows.sentences import plain
 
 EXPECTED = json.loads(
     (Path(__file__).parent / "data" / "sample_vault_expected.json").read_text(encoding="utf-8")
@@ -23,7 +26,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def words(text: str) -> set[str]:
-    return {w.casefold() for w in _WORD.findall(text)}
+    """The words of ``text`` read as text (Markdown emphasis and links taken out)."""
+    return {w.casefold() for w in _WORD.findall(plain(text))}
 
 
 def pair(quote_a: str, quote_b: str) -> Pair:
@@ -93,3 +97,27 @@ def test_with_no_word_that_carries_a_claim_the_judges_reading_is_said() -> None:
         "The judge reads these sentences of Release window and Quiet weekends as "
         "contradicting each other (92%)."
     )
+
+
+PIECES = [
+    *"abcdefghij ABCDE 0123456789 .,:;!?()[]\"'*_`-–…«»“”é\n",
+    "never",
+    " not ",
+    " every ",
+    " only ",
+    "Friday",
+    "Monday",
+    "14:00",
+    "PostgreSQL",
+    " before ",
+    " after ",
+]
+SENTENCE = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+
+
+@given(SENTENCE, SENTENCE)
+def test_any_two_quotes_give_a_line_of_their_words_or_none(quote_a: str, quote_b: str) -> None:
+    line = describe_from_quotes(quote_a, quote_b)
+    if line is not None:
+        assert words(line) <= words(quote_a) | words(quote_b) | FRAMING, line
+        assert 0 < len(line) <= DESCRIPTION_MAX

@@ -38,7 +38,8 @@ from desktop.flows.alignment import (
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
 from desktop.flows.sentences import plain
 
-_WORD = re.compile(r"\d+(?:[.,:h–-]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+#: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
+_WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
 #: Words with an opposite, less the prepositions among them ("on", "over"): those place a
 #: claim, they do not make one.
 _BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
