@@ -40,9 +40,10 @@ from desktop.flows.sentences import plain
 
 #: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
 _WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
+#: Punctuation a run of claim words never crosses.
+_BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
 #: Words with an opposite, less the prepositions among them ("on", "over"): those place a
 #: claim, they do not make one.
-_BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
 _OPPOSABLE = frozenset(w for pair in ANTONYMS for w in pair) - {"on", "up", "down", "over", "under"}
 #: Words a claim's value leans on ("every Friday between 14:00 and 16:00").
 _ORDINALS = frozenset({"first", "last", "once", "twice", "premier", "dernier", "primo", "ultimo"})
@@ -128,7 +129,7 @@ def describe_from_quotes(quote_a: str, quote_b: str) -> str | None:
 def _aligned(
     quote_a: str, quote_b: str, ta: list[_Token], tb: list[_Token], matcher: SequenceMatcher[str]
 ) -> str | None:
-    """ "Tuesday vs Thursday: Deploys happen on …" — each differing stretch, then the frame."""
+    """Each differing stretch, then the frame: "Tuesday vs Thursday: Deploys happen on …"."""
     pieces: list[str] = []
     frame: list[str] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -148,7 +149,7 @@ def _aligned(
 def _apart(
     quote_a: str, quote_b: str, ta: list[_Token], tb: list[_Token], matcher: SequenceMatcher[str]
 ) -> str | None:
-    """ "One note says “…”, the other “…”" — each quote's words that carry its claim."""
+    """Each quote's words that carry its claim: "One note says “…”, the other “…”"."""
     keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
     runs_a = _claim_runs(quote_a, ta, keys_b)
     runs_b = _claim_runs(quote_b, tb, keys_a)
@@ -191,7 +192,7 @@ def _claim_runs(text: str, toks: list[_Token], other: set[str]) -> list[str]:
         start, end = i, j
         if start > 0 and toks[start - 1].key in _LEADS and joined(start - 1, start):
             start -= 1  # "after Thursday noon", "until eleven"
-        end = _with_object(toks, end, joined)
+        end = _with_object(toks, end, joined, marks)
         runs.append((start, end))
         i = j + 1
 
@@ -205,13 +206,15 @@ def _claim_runs(text: str, toks: list[_Token], other: set[str]) -> list[str]:
     return [_shorten(_slice(text, toks, a, b), 70) for a, b in kept]
 
 
-def _with_object(toks: list[_Token], end: int, joined: Callable[[int, int], bool]) -> int:
+def _with_object(
+    toks: list[_Token], end: int, joined: Callable[[int, int], bool], marks: list[bool]
+) -> int:
     """The end of a run with the word its last claim word bears on: "fifteen minutes", "no
     on-call rotation", "without a reviewer", "PostgreSQL cluster" (up to two small words
-    between, never across a comma)."""
+    between, never across a comma nor into the next claim word)."""
     found = end
     for k in range(end + 1, min(end + 5, len(toks))):
-        if not joined(k - 1, k) or not toks[k].text.islower():
+        if not joined(k - 1, k) or not toks[k].text.islower() or marks[k]:
             break
         if toks[k].key in _SMALL or toks[k].key in _LEADS:
             if found > end:
@@ -240,14 +243,17 @@ def _shared_subject(text: str, toks: list[_Token], matcher: SequenceMatcher[str]
     """The longest run of words both quotes have, when it holds a word that is not small."""
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     for block in sorted(blocks, key=lambda b: b.size, reverse=True):
-        words = toks[block.a : block.a + block.size]
-        if any(t.key not in _SMALL and len(t.key) > 3 for t in words):
-            while words and words[0].key in _SMALL:
-                words = words[1:]
-            while words and words[-1].key in _SMALL:
-                words = words[:-1]
-            if words and len(words) <= MAX_SHARED_WORDS:
-                return _slice(text, toks, toks.index(words[0]), toks.index(words[-1]))
+        first, last = block.a, block.a + block.size - 1
+        if not any(
+            toks[k].key not in _SMALL and len(toks[k].key) > 3 for k in range(first, last + 1)
+        ):
+            continue
+        while toks[first].key in _SMALL:
+            first += 1
+        while toks[last].key in _SMALL:
+            last -= 1
+        if last - first < MAX_SHARED_WORDS:
+            return _slice(text, toks, first, last)
     return ""
 
 
