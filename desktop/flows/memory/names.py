@@ -15,8 +15,8 @@ digits and ``. ' & + -`` only. Refused in code, whatever proposed it:
                existing subjects, so no page is ever named after a secret
 
 :func:`suggest_subjects` proposes names from the statement itself, best first:
-existing subjects the statement names, proper names (capitalised words a name's place
-in the sentence, :mod:`.wordclass`; months and weekdays left out), the noun phrase after a
+existing subjects the statement names, proper names (words whose place in the sentence
+makes them names, :mod:`.wordclass`; months and weekdays left out), the noun phrase after a
 determiner ("my running plan" → "Running plan"), then its longest content words.
 """
 
@@ -77,10 +77,8 @@ _CALENDAR = word_set(
     september october november december today tomorrow yesterday
     """
 )
-_QUESTION_WORDS = {"what", "which", "who", "when", "where", "why", "how", "whose", "whom"}
 _ADJECTIVES = {"new", "old", "next", "last", "first", "favourite", "favorite"}
 _DETERMINER = re.compile(r"\b(?:the|my|our|his|her|their|a|an)\s+", re.IGNORECASE)
-_TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]", re.UNICODE)
 
 
 def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str | None:

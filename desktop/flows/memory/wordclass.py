@@ -31,6 +31,8 @@ SUBJECT_ROLES = frozenset({NAME, NOUN})
 
 _TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]|[,;:.!?()\"“”]", re.UNICODE)
 _SENTENCE_END = frozenset(".!?;:")
+#: "Fly.io", "Node.js" (not "e.g" or "i.e").
+_DOTTED = re.compile(r"[^\W\d_]{2,}\.[^\W\d_]{2,}")
 _SUBJECTS = word_set("i we you they he she it one nous vous ils elles je tu noi voi io")
 _MODALS = word_set(
     """
@@ -76,14 +78,15 @@ def _is_word(token: str) -> bool:
 
 
 def _name_shaped(token: str) -> bool:
-    """ "PostgreSQL", "API", "S3", "Fly.io", "GPT-4": a name whatever its place."""
-    core = token.rstrip("'’s") if token.endswith(("'s", "’s")) else token
+    """Whether ``token`` is shaped as a name whatever its place: "PostgreSQL", "API", "S3",
+    "Fly.io", "GPT-4"."""
+    core = token[:-2] if token.endswith(("'s", "’s")) else token
     inner_capital = any(c.isupper() for c in core[1:]) and not core.isupper()
     return (
         inner_capital
         or (core.isupper() and len(core) >= 2)
         or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
-        or "." in core.strip(".")
+        or _DOTTED.search(core) is not None
     )
 
 
