@@ -1,7 +1,10 @@
-"""Scripted fake engines: a Generator answering from a list, a Judge answering from rules."""
+"""Scripted fake engines: a Generator answering from a list, a Judge answering from rules,
+an Embedder of hashed words."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
+from inference.embedder import Embedder, Vectors
 from inference.judge import Judge, Scores, Thresholds
 
 
@@ -122,3 +126,36 @@ def confirming_judge() -> ScriptedJudge:
     judge = ScriptedJudge(verdict=lambda a, b: (0.9, 0.05, 0.05))
     judge.thresholds = Thresholds(min_cosine=2.0)
     return judge
+
+
+class WordEmbedder(Embedder):
+    """Bag of hashed words, L2-normalised: texts sharing words are neighbours.
+
+    Each lower-cased word (``\\w+``) adds 1 to the coordinate its md5 picks out of
+    ``dimension``. Records every text it embeds (``texts``), and can be called as the
+    guard's embedding function (``embedder(texts)``).
+    """
+
+    name = "words"
+
+    def __init__(self, dimension: int = 256) -> None:
+        self.dimension = dimension
+        self.texts: list[str] = []
+
+    @property
+    def texts_embedded(self) -> int:
+        return len(self.texts)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+            norm = float(np.linalg.norm(out[i]))
+            if norm:
+                out[i] /= norm
+        return out
+
+    def __call__(self, texts: Sequence[str]) -> Vectors:
+        return self.embed(texts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -11,11 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from desktop.flows.memory import capture_turn, close_open_batch
 from inference.base import Completion, GenerationSettings, Generator, Message, StopFlag
-from inference.embedder import Embedder, Vectors
 
 DATA = Path(__file__).parent / "data" / "memory"
 T0 = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
@@ -124,27 +120,6 @@ class RoutingGenerator(Generator):
             m = _STATEMENT.search(messages[-1].content)
             if kind == "route" and m:
                 out.append(m.group(1))
-        return out
-
-
-class WordEmbedder(Embedder):
-    """Bag of hashed words: texts sharing words are close. Counts its calls."""
-
-    dimension = 256
-    name = "words"
-
-    def __init__(self) -> None:
-        self.texts_embedded = 0
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        self.texts_embedded += len(texts)
-        out = np.zeros((len(texts), self.dimension), np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1
-            norm = np.linalg.norm(out[i])
-            if norm:
-                out[i] /= norm
         return out
 
 

@@ -6,11 +6,10 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from desktop.flows.guard import (
@@ -31,25 +30,9 @@ from desktop.flows.guard import (
 )
 from desktop.resources import sample_vault_source
 from desktop.vault.index import VaultIndex
-from tests.fakes import ScriptedJudge
+from tests.fakes import ScriptedJudge, WordEmbedder
 
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-class WordEmbedder:
-    """A deterministic bag-of-words embedder (hashed words, L2-normalised); counts calls."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        self.texts.extend(texts)
-        out = np.zeros((len(texts), 256), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in _WORD.findall(text.lower()):
-                out[i, sum(word.encode()) * 31 % 256] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.clip(norms, 1e-9, None)
 
 
 @pytest.fixture

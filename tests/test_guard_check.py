@@ -18,8 +18,8 @@ from desktop.flows.guard import Guard, GuardNotReady, GuardSettings, save_guard_
 from desktop.resources import sample_vault_source
 from desktop.service import hook, hook_wire
 from desktop.vault.index import VaultIndex
-from tests.fakes import ScriptedJudge
-from tests.test_guard import LEDGER, WordEmbedder
+from tests.fakes import ScriptedJudge, WordEmbedder
+from tests.test_guard import LEDGER
 
 
 class CountingEmbedder(WordEmbedder):

@@ -145,7 +145,7 @@ def test_a_bad_answer_is_repaired_once_with_the_errors_and_previous_answer(
     assert report.repaired
     assert report.errors_first == (
         JUNK_NAME_ERROR,
-        "pages[2]: page name '../../etc/passwd' is not a plain name: no / \\ : [ ] # or '..' in it",
+        "pages[2]: page name '../../etc/passwd' is a path, not a name",
     )
     repair = engine.calls[1].messages[-1].content
     assert "Your previous answer was refused. It said:\n" + bad in repair
@@ -205,7 +205,7 @@ def test_unreadable_answers_are_rejected_after_the_shared_retry_and_one_repair(
         ),
         (
             ".obsidian",
-            "pages[1]: page name '.obsidian' is not a plain name: no / \\ : [ ] # or '..' in it",
+            "pages[1]: page name '.obsidian' is a path, not a name",
         ),
     ],
 )

@@ -19,7 +19,8 @@ from desktop.flows.settings import (
     settings_from_dict,
 )
 from desktop.service.memory_route import auto_consolidate_enabled
-from tests.memory_helpers import RoutingGenerator, WordEmbedder, small_batch
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import RoutingGenerator, small_batch
 
 
 def _auto(vault: Path, *, enabled: bool = True) -> tuple[AutoConsolidator, threading.Event]:

@@ -19,10 +19,9 @@ from desktop.flows.memory import (
 from desktop.flows.memory.consolidate import MemorySettings
 from desktop.flows.memory.errors import UnknownFragment
 from inference.base import StopFlag
-from tests.fakes import ScriptedJudge
+from tests.fakes import ScriptedJudge, WordEmbedder
 from tests.memory_helpers import (
     RoutingGenerator,
-    WordEmbedder,
     page_fact_lines,
     route,
     small_batch,

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from desktop.flows.memory.dedup import COSINE_ALONE, find_duplicate, same_details
-from tests.fakes import ScriptedJudge
-from tests.memory_helpers import DATA, WordEmbedder
+from tests.fakes import ScriptedJudge, WordEmbedder
+from tests.memory_helpers import DATA
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ from desktop.flows.memory import consolidate
 from desktop.flows.memory.batches import RawStore
 from desktop.flows.memory.errors import MemoryError_
 from desktop.service.memory_route import MemoryEndpoint
-from tests.memory_helpers import RoutingGenerator, WordEmbedder
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import RoutingGenerator
 
 
 def _endpoint(vault: Path | None) -> MemoryEndpoint:

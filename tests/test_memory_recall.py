@@ -10,7 +10,8 @@ import pytest
 from desktop.flows.memory import RecallIndex, consolidate, recall
 from desktop.flows.memory.errors import RecallInvalid
 from desktop.flows.memory.recall import RECALL_FLOOR
-from tests.memory_helpers import DATA, RoutingGenerator, WordEmbedder, route, small_batch
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import DATA, RoutingGenerator, route, small_batch
 
 ROUTES = {
     "Lisbon": route("new", new_subject="Lisbon trip"),

@@ -17,7 +17,8 @@ from desktop.flows.memory import consolidate, last_report
 from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.runtime import Runtime
-from tests.memory_helpers import RoutingGenerator, WordEmbedder
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import RoutingGenerator
 from tests.service_util import TOKEN, call
 
 

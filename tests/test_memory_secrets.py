@@ -36,7 +36,8 @@ from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.base import Message
 from inference.runtime import Runtime
-from tests.memory_helpers import DATA, RoutingGenerator, WordEmbedder, all_files, small_batch
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import DATA, RoutingGenerator, all_files, small_batch
 from tests.service_util import TOKEN, call
 
 KINDS: list[dict[str, Any]] = json.loads((DATA / "secret_kinds.json").read_text("utf-8"))

@@ -24,7 +24,8 @@ from desktop.flows.memory.errors import CaptureInvalid, TranscriptInvalid
 from desktop.flows.settings import MemoryPrefs, Settings, save_settings
 from desktop.service.server import EndpointHandle, start_endpoint
 from inference.runtime import Runtime
-from tests.memory_helpers import RoutingGenerator, WordEmbedder
+from tests.fakes import WordEmbedder
+from tests.memory_helpers import RoutingGenerator
 from tests.service_util import TOKEN, call
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.flows.hunter.verify import quote_found
-from desktop.flows.sentences import is_evidence, split_sentences
+from desktop.flows.ingest.sentences import MIN_WORDS as INGEST_MIN_WORDS
+from desktop.flows.ingest.sentences import split_sentences as ingest_sentences
+from desktop.flows.memory.extract import split_sentences as memory_sentences
+from desktop.flows.sentences import is_evidence, split_block, split_sentences
 
 NOTE = """# Friday release window
 
@@ -59,8 +63,12 @@ def test_french_and_italian() -> None:
         "M. Durand dit : « trop tôt ! » Bon.",
     ]
     it = "Il pane si fa con il lievito madre. Anche oggi l'ho fatto così, ecc. ecc. Va bene?"
-    assert len(split_sentences(it)) == 2
-    (first, _) = split_sentences(it)
+    assert [s.quote for s in split_sentences(it)] == [
+        "Il pane si fa con il lievito madre.",
+        "Anche oggi l'ho fatto così, ecc. ecc.",
+        "Va bene?",
+    ]
+    (first, *_) = split_sentences(it)
     assert "lievito" in first.content and "il" not in first.content
 
 
@@ -114,3 +122,55 @@ def test_any_text_splits_without_error_and_quotes_stay_in_the_note(text: str) ->
     for s in split_sentences(text):
         assert s.text and s.quote
         assert quote_found(s.quote, text)
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "sentences"),
+    [
+        # Found in documentation vaults: each was cut or glued wrongly by one of the rules
+        # the scan, ingest and memory used to have.
+        (
+            "You can ship any kind of asset here: SCSS, an image, a webfont, etc. These files "
+            "behave like pages.",
+            ["You can ship any kind of asset here: SCSS, an image, a webfont, etc.",
+             "These files behave like pages."],
+        ),
+        (
+            "Bump actions/labeler from 5 to 6. PR 14046 by dependabot.",
+            ["Bump actions/labeler from 5 to 6.", "PR 14046 by dependabot."],
+        ),
+        (
+            "(Liquid passes the content to Rouge.) As a result, this code is highlighted.",
+            ["(Liquid passes the content to Rouge.)", "As a result, this code is highlighted."],
+        ),
+        (
+            'The experience should be that it "just works." Run it and it builds.',
+            ['The experience should be that it "just works."', "Run it and it builds."],
+        ),
+        (
+            "Validation for most (or all?) Python data types, including lists.",
+            ["Validation for most (or all?) Python data types, including lists."],
+        ),
+        (
+            "He wrote: [...] I'm using FastAPI a ton. It works.",
+            ["He wrote: [...] I'm using FastAPI a ton.", "It works."],
+        ),
+        (
+            "Switch Maruku and Kramdown in lists of Runtime vs. Development dependencies.",
+            ["Switch Maruku and Kramdown in lists of Runtime vs. Development dependencies."],
+        ),
+        (
+            "Thanks to Heng, K. Kinnula and Dr. Rossi. They helped.",
+            ["Thanks to Heng, K. Kinnula and Dr. Rossi.", "They helped."],
+        ),
+    ],
+)  # fmt: skip
+def test_one_sentence_rule_for_the_scan_ingest_and_memory(
+    paragraph: str, sentences: list[str]
+) -> None:
+    assert split_block(paragraph) == sentences
+    assert [s.quote for s in split_sentences(paragraph)] == sentences
+    assert [s.quote for s in ingest_sentences(paragraph)] == [
+        s for s in sentences if len(s.split()) >= INGEST_MIN_WORDS
+    ]
+    assert memory_sentences(paragraph) == sentences

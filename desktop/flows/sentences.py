@@ -64,11 +64,13 @@ _TAG_ONLY = re.compile(r"^(#[\w/-]+\s*)+$")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,:h]\d+)?", re.UNICODE)
 #: Abbreviations after which a full stop does not end a sentence.
 _ABBREV_TEXT = """
-    e.g i.e etc vs cf dr mr mrs ms st no nr fig approx p pp ca mme mlle m sig dott ecc es ad
+    e.g i.e vs cf dr mr mrs ms st no nr fig approx p pp ca mme mlle m sig dott es ad
     art cap vol ed jan feb mar apr jun jul aug sep sept oct nov dec
 """
 _ABBREV = frozenset(_ABBREV_TEXT.split())
-_END = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9¿¡])")
+#: "[...]", "(…)": a cut in a quotation, not the end of a sentence.
+_ELISION = re.compile(r"[\[(](?:\.{3}|…)[\])]$")
+_END = re.compile(r"(?<=[.!?…])([\"'”»)\]]*)\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9¿¡])")
 
 #: How a cross-reference opens ("See also", "Voir aussi", "Vedi anche", "Cf.", "Cfr.").
 _SEE = re.compile(r"^\W*(?:see|voir|vedi|cf|cfr)\b", re.IGNORECASE)
@@ -175,16 +177,31 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
     return [(b, i in tasks) for i, b in enumerate(blocks)]
 
 
-def _split(block: str) -> list[str]:
+def split_block(block: str) -> list[str]:
+    """One paragraph of prose cut into its sentences: the one sentence rule of the scan,
+    ingest and memory.
+
+    A sentence ends at ``.``, ``!``, ``?`` or ``…`` (a closing quote or bracket after it
+    stays in the sentence) before a capital or a digit, except after an abbreviation
+    ("e.g.", "Dr.", "approx.") or an initial ("J. Smith"), an elision in brackets
+    ("[...] I'm") or a question or exclamation in an aside ("most (or all?) Python types").
+    """
     parts: list[str] = []
     start = 0
     for m in _END.finditer(block):
-        before = block[start : m.start()].rstrip("\"'”»)]")
+        before = block[start : m.start()]
         last = before.rsplit(None, 1)[-1] if before.split() else ""
         token = last.rstrip(".").casefold()
-        if block[m.start() - 1] == "." and (token in _ABBREV or len(token) == 1):
+        if block[m.start() - 1] == "." and (
+            token in _ABBREV or (len(token) == 1 and token.isalpha())
+        ):
             continue
-        parts.append(block[start : m.start()].strip())
+        ended = block[start : m.end(1)]  # the closing quote or bracket stays with its sentence
+        if _ELISION.search(ended):
+            continue
+        if ")" in m.group(1) and "(" in ended and not ended.lstrip().startswith("("):
+            continue  # "(or all?) Python types": an aside inside the sentence
+        parts.append(ended.strip())
         start = m.end()
     parts.append(block[start:].strip())
     return [p for p in parts if p]
@@ -197,7 +214,7 @@ def split_sentences(body: str) -> list[Sentence]:
     for block, task in _blocks(body):
         if _TAG_ONLY.match(block):
             continue
-        for quote in _split(block):
+        for quote in split_block(block):
             text = plain(quote)
             words = text.split()
             if not any(ch.isalnum() for ch in text):

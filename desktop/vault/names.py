@@ -10,6 +10,7 @@ Link targets written inside notes follow Obsidian's rule instead
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -18,6 +19,35 @@ from desktop.vault.errors import AmbiguousNote, NoteNotFound
 
 #: alias (as written) → the paths of the notes that declare it; asked for lazily.
 AliasSource = Callable[[], Mapping[str, Sequence[str]]]
+
+
+#: Separators in a title that no file name may hold (Windows forbids ``:`` ``/`` ``\\``
+#: ``|``; ``/`` is a folder everywhere): written as a dash.
+_SEPARATORS = re.compile(r"\s*[:/\\|]+\s*")
+#: Characters Windows forbids in a file name (``? * " < >``) and characters that break an
+#: Obsidian link to the note (``# ^ [ ]``, control characters): dropped.
+_DROPPED = re.compile(r"[?*\"<>#^\[\]\x00-\x1f\x7f]+")
+#: Names Windows keeps for devices, whatever the extension.
+_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{p}{n}" for p in ("com", "lpt") for n in range(1, 10)]
+)
+
+
+def note_file_name(title: str, *, max_chars: int = 80) -> str:
+    """``title`` as a note's file name (without ``.md``), valid on Windows, macOS and Linux
+    and as an Obsidian link target; "" when no character of it can be kept.
+
+    The title itself keeps its characters (a page's heading and frontmatter hold it as
+    written): "Tutorial: First Steps" is the file ``Tutorial - First Steps.md``,
+    "What is uv?" is ``What is uv.md``, "TCP/IP" is ``TCP-IP.md``.
+    """
+    name = _SEPARATORS.sub(lambda m: " - " if m.group().strip() != m.group() else "-", title)
+    name = " ".join(_DROPPED.sub(" ", name).split())
+    # Windows drops a trailing dot or space; a leading dot hides the file.
+    name = name[:max_chars].strip(" .-–—")
+    if name.split(".")[0].casefold() in _RESERVED:
+        name = f"{name} note"
+    return name
 
 
 def basename_of(path: str) -> str:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QThread
@@ -21,28 +18,16 @@ from desktop.resources import ensure_sample_vault
 from desktop.ui.app import build_window
 from desktop.ui.window import MainWindow
 from inference.base import Generator
-from inference.embedder import Embedder, Vectors
 from inference.judge import Judge
 from inference.runtime import Runtime, State
-from tests.fakes import ScriptedGenerator, confirming_judge
+from tests.fakes import ScriptedGenerator, WordEmbedder, confirming_judge
 
 WARM_UP = ["x", "{}"]  # the runtime's tiny and full warm-up calls
 
 
-class WordEmbedder(Embedder):
-    """Deterministic bag-of-words vectors: notes sharing words are neighbours."""
-
-    dimension = 32
-    name = "words"
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                h = int(hashlib.md5(word.encode()).hexdigest()[:8], 16)
-                out[i, h % self.dimension] += 1.0
-            out[i] /= max(float(np.linalg.norm(out[i])), 1e-9)
-        return out
+def ui_embedder() -> WordEmbedder:
+    """The window's embedder: hashed words in 32 dimensions."""
+    return WordEmbedder(dimension=32)
 
 
 def fake_runtime(
@@ -54,9 +39,7 @@ def fake_runtime(
     and finds none itself (``confirming_judge``), so scan answers stay in order."""
     gen = generator or ScriptedGenerator([*WARM_UP, *answers])
     chosen = judge or confirming_judge()
-    return Runtime(
-        make_generator=lambda: gen, make_embedder=WordEmbedder, make_judge=lambda: chosen
-    )
+    return Runtime(make_generator=lambda: gen, make_embedder=ui_embedder, make_judge=lambda: chosen)
 
 
 @pytest.fixture

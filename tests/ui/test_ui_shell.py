@@ -19,7 +19,7 @@ from desktop.ui.panels.preview import QtPreviewPanel
 from foundation.errors import ModelUnavailable
 from inference.runtime import Runtime, State
 from tests.fakes import ScriptedGenerator
-from tests.ui.conftest import WordEmbedder, fake_runtime
+from tests.ui.conftest import fake_runtime, ui_embedder
 
 
 def _notes(window) -> QtNotesPanel:  # type: ignore[no-untyped-def]
@@ -231,7 +231,7 @@ def test_model_load_failure_reaches_the_presenter_and_status_bar(qtbot, make_win
     def broken():  # type: ignore[no-untyped-def]
         raise ModelUnavailable("Model file not found at /x.gguf — run `antinomy doctor`.")
 
-    rt = Runtime(make_generator=broken, make_embedder=WordEmbedder)
+    rt = Runtime(make_generator=broken, make_embedder=ui_embedder)
     window = make_window(rt, wait_ready=False)
     qtbot.waitUntil(lambda: len(window.errors.errors) == 1, timeout=10000)
     qtbot.wait(200)  # a second notice of the same failure would arrive now

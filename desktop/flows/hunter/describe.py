@@ -2,7 +2,7 @@
 
 The judge decided the pair; the model only explains it, under the structured
 output policy (schema, one stricter retry). When it cannot, the pair is still
-shown, with a plain description built from the quotes, and the failure is
+shown, with a plain description built from the quotes' differing words, and the failure is
 counted with its raw answers kept for the debug note.
 """
 
@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.flows.hunter.plain import describe_from_quotes
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX, template
 from desktop.flows.hunter.records import Attempt, Pair
 from desktop.flows.sentences import content_words
@@ -94,7 +95,11 @@ def about_the_quotes(line: str, pair: Pair) -> bool:
 
 
 def plain_description(pair: Pair) -> str:
-    """What is shown when the model gives no usable line: the facts, in words."""
+    """What is shown when the model gives no usable line: what differs between the quotes,
+    in their own words (:func:`.plain.describe_from_quotes`), else who judged what."""
+    line = describe_from_quotes(pair.quote_a, pair.quote_b)
+    if line is not None:
+        return line
     p = f" ({pair.probability:.0%})" if pair.probability is not None else ""
     return (
         f"The judge reads these sentences of {pair.note_a} and {pair.note_b} as contradicting "

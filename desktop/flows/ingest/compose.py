@@ -2,8 +2,8 @@
 
 The model names a title, writes a summary and routes claim numbers to pages;
 code writes the Markdown. Every problem found in the answer (a number out of
-range, a page name that is a path or not a name (:func:`.names.page_name_problem`),
-a read-only page) is a validation error that goes to the repair request; nothing is
+range, a page name that is not a name (:func:`.names.page_name_problem`), a read-only
+page) is a validation error that goes to the repair request; nothing is
 silently fixed.
 
 Every claim line is checked against the source before it is written
@@ -45,8 +45,10 @@ from desktop.flows.ingest.sentences import Sentence, content_words, lexical_over
 from desktop.flows.ingest.source_note import SourceNote
 from desktop.flows.ingest.support import DroppedClaim, Verdict
 from desktop.vault.frontmatter import FrontmatterError, add_to_list
+from desktop.vault.names import note_file_name
 
-_BAD_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]|\.\.")
+#: A name that walks folders ("../x", "/etc/x", "C:\\x"); "Rust / Cargo" is a title.
+_PATH_LIKE = re.compile(r"^[/\\.]|(^|[/\\])\.\.([/\\]|$)|^[A-Za-z]:[/\\]")
 #: An existing claim "occurs" in its page when this share of its words is in one sentence.
 QUOTE_OVERLAP = 0.8
 #: Checks one claim line's text against the source (:meth:`.support.SourceSupport.check`).
@@ -154,7 +156,7 @@ def compose_plan(
     if rest or not routes:
         routes.setdefault(title, []).extend(rest)
     main = context.page_named(title)
-    main_path = main.path if main is not None else f"{pages_folder}/{title}.md"
+    main_path = main.path if main is not None else new_page_path(pages_folder, title)
     dropped_claims: list[DroppedClaim] = []
 
     def supported(text: str, page: str) -> bool:
@@ -174,7 +176,7 @@ def compose_plan(
     for name, numbers in routes.items():
         existing = context.page_named(name)
         is_main = name == title
-        path = existing.path if existing is not None else f"{pages_folder}/{name}.md"
+        path = existing.path if existing is not None else new_page_path(pages_folder, name)
         claims = [sentences[k - 1] for k in sorted(numbers)]
         claims = [s for s in claims if supported(s.text, path)]
         if not claims and not (is_main and summary):
@@ -198,10 +200,18 @@ def compose_plan(
 
 
 def _name_problem(name: str, source_words: frozenset[str] | None) -> str | None:
-    if _BAD_NAME.search(name) or name.startswith("."):
-        return "is not a plain name: no / \\ : [ ] # or '..' in it"
+    if _PATH_LIKE.search(name):
+        return "is a path, not a name"
+    if not note_file_name(name, max_chars=MAX_NAME_CHARS):
+        return "has no letter a file name can keep"
     problem = page_name_problem(name, source_words=source_words)
     return f"is not a page name: it {problem}" if problem else None
+
+
+def new_page_path(folder: str, name: str) -> str:
+    """Where a new page titled ``name`` is written: its title keeps every character (the
+    page's heading), its file name only those every system and link allow."""
+    return f"{folder}/{note_file_name(name, max_chars=MAX_NAME_CHARS)}.md"
 
 
 def _shares_words(name: str, texts: Sequence[str]) -> bool:
@@ -231,7 +241,7 @@ def _create(
     if claims:
         lines += ["## Key points", "", *(claim_line(s, source) for s in claims), ""]
     return PageDraft(
-        path=f"{folder}/{name}.md",
+        path=new_page_path(folder, name),
         action="create",
         content="\n".join(lines),
         claims=tuple(s.number for s in claims),

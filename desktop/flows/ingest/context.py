@@ -27,6 +27,7 @@ from desktop.flows.ingest.sentences import (
 from desktop.vault.frontmatter import parse_frontmatter, split_frontmatter
 from desktop.vault.index import VaultIndex
 from desktop.vault.layout import PROTECTED_DIRS
+from desktop.vault.names import note_file_name
 from desktop.vault.notes import note_type
 from desktop.vault.search import search
 from desktop.vault.transactions import sha256_hex
@@ -72,9 +73,15 @@ class Context:
         return tuple(p for p in self.pages if p.updatable)
 
     def page_named(self, name: str) -> ContextPage | None:
+        """The page shown under ``name``: its file name, its path, or a title whose file
+        name it has ("Tutorial: First Steps" is ``Tutorial - First Steps.md``)."""
         key = name.strip().casefold().removesuffix(".md")
+        as_file = note_file_name(name).casefold()
         for page in self.pages:
             if key in (page.name.casefold(), page.path.casefold().removesuffix(".md")):
+                return page
+        for page in self.pages:
+            if as_file and as_file == page.name.casefold():
                 return page
         return None
 

@@ -15,9 +15,11 @@ refused when:
 
 - it is longer than :data:`MAX_NAME_CHARS` characters, or has more than
   :data:`MAX_NAME_WORDS` words;
-- it holds a quote, a comma or a semicolon (a phrase cut out of a sentence);
+- it holds a quote (other than a quoted term: a pair of double quotes), a comma or a
+  semicolon (a phrase cut out of a sentence);
 - it holds a run of 6 or more digits (an id, not a name);
-- it starts or ends with punctuation, or ends with a function word ("… which includes a");
+- it starts with punctuation, or ends with punctuation other than "?" or "!", or ends
+  with a function word ("… which includes a");
 - it is a clause: it holds an auxiliary or modal verb ("is", "needs", "can") or opens
   with a word that starts a clause ("when", "this", "if");
 - it holds a broken word: a lower-case single letter other than "a" ("doesn t");
@@ -98,6 +100,12 @@ _DIGIT_RUN = re.compile(r"\d{6,}")
 _SLUG = re.compile(r"^[\w.]+(?:[-_][\w.]+){2,}$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Za-z]\))\s+")
 _ATTR_LIST = re.compile(r"\s*\{[^{}]*\}\s*$")
+_CLOSING_HASHES = re.compile(r"(?:^|\s)#+\s*$")
+_LOOSE_HASH = re.compile(r"(?<!\w)#+")
+#: A quoted term in a heading ('The "stable" compiler') is not a phrase cut out of a sentence.
+_QUOTED_TERM = re.compile(r'"[^"\s][^"]*"|“[^”\s][^”]*”')
+#: A title may end as a question or an exclamation ("Rust or Go?").
+_FINAL_MARKS = "?!"
 #: A name does not end on these: it was cut out of a phrase.
 _TRAILING_FUNCTION = _words(
     "a an the of to in on at by for with from and or but as into than that which who is are"
@@ -105,9 +113,10 @@ _TRAILING_FUNCTION = _words(
 
 
 def heading_text(heading: str) -> str:
-    """A heading as a name: an attribute list (``{ #id }``) and closing hashes removed."""
-    text = _ATTR_LIST.sub("", heading.strip())
-    return " ".join(text.rstrip("#").split())
+    """A heading as a name: an attribute list (``{ #id }``), closing hashes and a hash that
+    opens a word (``#tag``) removed; a hash that ends a word stays ("C# basics")."""
+    text = _CLOSING_HASHES.sub("", _ATTR_LIST.sub("", heading.strip()))
+    return " ".join(_LOOSE_HASH.sub(" ", text).split())
 
 
 def is_generic(name: str) -> bool:
@@ -127,15 +136,16 @@ def page_name_problem(name: str, *, source_words: frozenset[str] | None = None) 
         return "is empty"
     if len(cleaned) > MAX_NAME_CHARS:
         return f"is longer than {MAX_NAME_CHARS} characters"
-    if any(q in cleaned for q in _QUOTES):
+    if any(q in _QUOTED_TERM.sub("", cleaned) for q in _QUOTES):
         return "holds a quote mark"
     if "," in cleaned or ";" in cleaned:
         return "holds a comma or a semicolon"
     if _DIGIT_RUN.search(cleaned):
         return "holds a run of 6 or more digits (an id, not a name)"
-    if cleaned[0] in _EDGE_PUNCT or cleaned[-1] in _EDGE_PUNCT:
+    bare = cleaned.rstrip(_FINAL_MARKS)
+    if not bare or bare[0] in _EDGE_PUNCT or bare[-1] in _EDGE_PUNCT + " ":
         return "starts or ends with punctuation"
-    words = cleaned.split()
+    words = bare.split()
     if len(words) > MAX_NAME_WORDS:
         return f"has more than {MAX_NAME_WORDS} words (a sentence, not a name)"
     folded = [w.casefold() for w in words]
@@ -176,10 +186,13 @@ def tidy_name(name: str) -> str:
     """A title or heading as a page name: its attribute list and edge punctuation go, and
     a slug's hyphens and underscores become spaces ("npm-package-registry" →
     "npm package registry")."""
-    cleaned = " ".join(heading_text(name).replace("#", " ").split())
+    cleaned = heading_text(name)
     if _SLUG.match(cleaned):
         cleaned = " ".join(re.split(r"[-_]+", cleaned))
-    return cleaned.strip(_EDGE_PUNCT + " ")[:MAX_NAME_CHARS]
+    name = cleaned.strip(_EDGE_PUNCT + " ")[:MAX_NAME_CHARS]
+    if name and cleaned[-1] in _FINAL_MARKS and len(name) < MAX_NAME_CHARS:
+        name += cleaned[-1]
+    return name
 
 
 def offered_names(

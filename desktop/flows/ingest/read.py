@@ -371,6 +371,5 @@ def _title(kind: str, data: bytes, text: str, file: Path, meta: Meta) -> str:
 
 
 def _clean_title(candidate: str) -> str:
-    candidate = plain(heading_text(candidate))
-    candidate = " ".join(candidate.replace("#", " ").split()).strip(" -–—|")
+    candidate = heading_text(plain(heading_text(candidate))).strip(" -–—|")
     return candidate[:100]

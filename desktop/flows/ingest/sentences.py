@@ -37,7 +37,6 @@ _MARKS = re.compile(r"(\*\*|__|`|\*(?=\S)|(?<=\S)\*|(?<!\w)_(?=\S)|(?<=\S)_(?!\w
 #: A link reference definition ("[label]: https://…"): where a shortcut link points.
 _LINK_DEF = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*\S")
 _SHORTCUT = re.compile(r"(?<!\])\[([^\[\]]+)\](?![(\[:])")
-_SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9À-Ý])")
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 _TABLE = re.compile(r"^\s*\|")
 #: A citation tail: " — [[Source]]" or " — [2026-11-30#L4](…)", as ingest and memory write them.
@@ -213,7 +212,7 @@ def split_sentences(text: str) -> list[Sentence]:
             " ".join(paragraph),
         )
         paragraph.clear()
-        for quote in _SPLIT.split(joined):
+        for quote in prose.split_block(joined):
             piece = plain(quote)
             n = len(piece.split())
             if MIN_WORDS <= n <= MAX_WORDS and len(piece) <= MAX_SENTENCE_CHARS:

@@ -31,7 +31,6 @@ and offer nothing new. Changed bytes from the same origin get a new note
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +39,11 @@ from ruamel.yaml import YAML
 from desktop.flows.ingest.read import Meta, SourceText
 from desktop.vault.frontmatter import parse_frontmatter
 from desktop.vault.index import VaultIndex
+from desktop.vault.names import note_file_name
 
 DEFAULT_FOLDER = "Antinomy/Sources"
 MAX_NAME_CHARS = 80
 REQUIRED_KEYS = ("type", "title", "sha256", "origin", "date")
-
-_UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|#^\[\]\x00-\x1f]+")
 
 
 @dataclass(frozen=True)
@@ -69,9 +67,9 @@ class SourceNote:
 
 
 def clean_name(name: str) -> str:
-    """A file name from a title: no path separators or link syntax, bounded."""
-    cleaned = " ".join(_UNSAFE_NAME.sub(" ", name).split()).strip(" .,;:!?-–—'\"")
-    return cleaned[:MAX_NAME_CHARS].rstrip(" .,;:!?-–—") or "Source"
+    """A file name from a title (:func:`desktop.vault.names.note_file_name`), bounded."""
+    cleaned = note_file_name(name, max_chars=MAX_NAME_CHARS).strip(" .,;:!?-–—'")
+    return cleaned or "Source"
 
 
 def known_sources(root: Path, folder: str = DEFAULT_FOLDER) -> list[KnownSource]:

@@ -30,7 +30,7 @@ from typing import Literal, get_args
 
 from desktop.flows.memory.batches import RawLine
 from desktop.flows.memory.support import content_words, fold, word_set
-from desktop.flows.sentences import is_command_line
+from desktop.flows.sentences import is_command_line, split_block
 
 Outcome = Literal[
     "candidate",
@@ -72,7 +72,6 @@ DISPUTABLE: tuple[Outcome, ...] = ("fragment", "hedge")
 #: An answer longer than this many words stands on its own (no question needed).
 MAX_ANSWER_WORDS = 6
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-Þ0-9])")
 _SECRET = re.compile(r"\[secret:[a-z0-9-]+\]")
 _QUESTION_START = re.compile(
     r"^(?:what|whats|what's|how|why|when|where|which|who|whom|whose|is|are|was|were|do|does|"
@@ -152,8 +151,8 @@ class Extraction:
 
 
 def split_sentences(text: str) -> list[str]:
-    parts = _SENTENCE_END.split(" ".join(text.split()))
-    return [p.strip() for p in parts if p.strip()]
+    """The sentences of a turn (the scan's and ingest's rule: :func:`.sentences.split_block`)."""
+    return split_block(" ".join(text.split()))
 
 
 def classify_sentence(sentence: str) -> Outcome:

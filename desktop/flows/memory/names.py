@@ -7,13 +7,16 @@ digits and ``. ' & + -`` only. Refused in code, whatever proposed it:
 ``pronoun``    a pronoun or the speaker ("we", "I", "the user", "this")
 ``fragment``   starts or ends with a function word ("to small world", "the"), holds
                ``_`` or ``…``, or none of its words was said ("thetosmallworld")
+``common``     one word the user used only as a verb, an adjective or a sentence's opener,
+               never as a name ("Let" of "Let me know", "Quick" of "Quick note: …",
+               "slow" of "it was slow"; :mod:`.wordclass`)
 ``token``      a word of it is a credential or an id, not a name: masked text, long
                hex, key material ("Zp3Kq8Lm2Nx7…"); checked first, even against
                existing subjects, so no page is ever named after a secret
 
 :func:`suggest_subjects` proposes names from the statement itself, best first:
-existing subjects the statement names, proper names (capitalised words not
-starting it, months and weekdays left out), the noun phrase after a
+existing subjects the statement names, proper names (words whose place in the sentence
+makes them names, :mod:`.wordclass`; months and weekdays left out), the noun phrase after a
 determiner ("my running plan" → "Running plan"), then its longest content words.
 """
 
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from desktop.flows.memory.pages import SubjectPage, clean_subject_name, subject_key
 from desktop.flows.memory.secret_rules import token_like
 from desktop.flows.memory.support import content_words, fold, word_set
+from desktop.flows.memory.wordclass import NAME, used_as_subject, word_roles
 
 MAX_WORDS = 4
 MAX_CHARS = 40
@@ -73,15 +77,13 @@ _CALENDAR = word_set(
     september october november december today tomorrow yesterday
     """
 )
-_QUESTION_WORDS = {"what", "which", "who", "when", "where", "why", "how", "whose", "whom"}
 _ADJECTIVES = {"new", "old", "next", "last", "first", "favourite", "favorite"}
 _DETERMINER = re.compile(r"\b(?:the|my|our|his|her|their|a|an)\s+", re.IGNORECASE)
-_TOKEN = re.compile(r"[^\W_][\w.'’&+-]*[^\W_]|[^\W_]", re.UNICODE)
 
 
 def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str | None:
     """Why ``name`` is not a subject name (``token``, ``generic``, ``sentence``, ``pronoun``,
-    ``fragment``), or None.
+    ``fragment``, ``common``), or None.
 
     ``said``: the user's words; every word of a new name must occur there (by its
     first 5 letters) unless the name is one of ``known`` (existing subjects).
@@ -116,6 +118,8 @@ def name_problem(name: str, *, said: str = "", known: Sequence[str] = ()) -> str
         words_in = [w for w in content_words(cleaned) if not w.isdigit()]
         if words_in and not any(w[:5] in have for w in words_in):
             return "fragment"
+        if len(words) == 1 and used_as_subject(cleaned, said) is False:
+            return "common"
     return None
 
 
@@ -153,25 +157,13 @@ def suggest_subjects(
 
 
 def _proper_names(text: str) -> list[str]:
-    """Runs of capitalised tokens that do not start a sentence ("Atlas API", "Fly.io")."""
+    """Runs of words used as names ("Atlas API", "Fly.io"): :func:`.wordclass.word_roles`."""
     out: list[str] = []
     run: list[str] = []
-    tokens = list(_TOKEN.finditer(text))
-    for i, m in enumerate(tokens):
-        tok = m.group(0)
-        start = i == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
-        word = re.split(r"['’]", fold(tok))[0]
-        # A capital at a sentence start is a name only when the word is not a common one.
-        common = (
-            word in _FUNCTION
-            or word in PRONOUNS
-            or word in _VERBS
-            or word in _CALENDAR
-            or word in _QUESTION_WORDS
-        )
-        proper = (tok[:1].isupper() or tok.isupper()) and not (start and common)
-        if proper and word not in _CALENDAR and word not in PRONOUNS:
-            run.append(tok.rstrip(".'’"))
+    for token, role in word_roles(text):
+        word = re.split(r"['’]", fold(token))[0]
+        if role == NAME and word not in _CALENDAR and word not in PRONOUNS:
+            run.append(re.sub(r"['’]s$", "", token).rstrip(".'’"))
             continue
         if run:
             out.append(" ".join(run))
