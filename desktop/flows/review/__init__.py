@@ -2,7 +2,8 @@
 journaled, undoable transaction that changes only the frontmatter keys it is about —
 and what the scan learns from them: each decision a label (``ReviewResult.learned``
 says so), ``dismiss_like`` to hide every pair like one, ``unhide_frame`` and
-``reset_learning`` to take that back.
+``reset_learning`` to take that back; ``ignore_sentence`` / ``ignore_note`` /
+``ignore_folder`` to leave things out of every scan (``remove_ignored`` takes one back).
 
 All paths are vault-relative (an unambiguous basename is accepted too).
 ``seen`` maps a path to the sha256 of the bytes the user saw (``Pair.sha_a``);
@@ -28,6 +29,13 @@ from desktop.flows.review.errors import (
     NoteNotFound,
     PrincipleExists,
     ReviewRefused,
+)
+from desktop.flows.review.ignore import (
+    ignore_folder,
+    ignore_note,
+    ignore_sentence,
+    list_ignored,
+    remove_ignored,
 )
 from desktop.flows.review.learn import reset_learning, unhide_frame
 from desktop.flows.review.records import (
@@ -61,8 +69,13 @@ __all__ = [
     "elevate_tension",
     "find_rename_fixes",
     "fix_renames",
+    "ignore_folder",
+    "ignore_note",
+    "ignore_sentence",
     "infer_renames",
     "list_dismissed",
+    "list_ignored",
+    "remove_ignored",
     "reset_learning",
     "resolve_tension",
     "undismiss_pair",
