@@ -282,6 +282,10 @@ def print_run(
         )
     print_learning(run, vault, hidden=hidden)
     print_opinion(run)
+    if run.ignored.message:
+        print(f"{run.ignored.message} (antinomy ignore list)", file=out)
+    if run.ignored.error:
+        print(f"⚠ ignore list: {run.ignored.error}", file=out)
     if run.not_evidence:
         parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
         print("not read as claims: " + ", ".join(parts), file=out)
