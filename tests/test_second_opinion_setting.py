@@ -29,7 +29,7 @@ def test_off_by_default_and_the_saved_choice_reaches_the_scan() -> None:
 
 
 def test_a_bad_value_is_refused_with_the_key() -> None:
-    with pytest.raises(SettingsInvalid, match="scan.second_opinion"):
+    with pytest.raises(SettingsInvalid, match=r"scan\.second_opinion must be true or false"):
         settings_from_dict({"scan": {"second_opinion": "yes"}})
 
 

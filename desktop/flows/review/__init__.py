@@ -37,7 +37,7 @@ from desktop.flows.review.ignore import (
     list_ignored,
     remove_ignored,
 )
-from desktop.flows.review.learn import reset_learning, unhide_frame
+from desktop.flows.review.learn import reset_learning, unhide_frame, unhide_frames_of
 from desktop.flows.review.records import (
     DEFAULT_PRINCIPLES_FOLDER,
     FALSE_POSITIVES,
@@ -80,4 +80,5 @@ __all__ = [
     "resolve_tension",
     "undismiss_pair",
     "unhide_frame",
+    "unhide_frames_of",
 ]
