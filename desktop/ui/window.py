@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
             self.controller.open_vault(Path(folder))
 
     def edit_settings(self) -> None:
-        dialog = SettingsDialog(self.controller.settings, self)
+        dialog = SettingsDialog(self.controller.settings, self, vault=self.controller.root)
         if dialog.exec() and dialog.result_settings is not None:
             self.controller.apply_settings(dialog.result_settings)
         dialog.deleteLater()

@@ -7,6 +7,7 @@ object under the form. Choosing a backend that leaves this machine asks first.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -37,6 +38,7 @@ from desktop.flows.settings import (
     Settings,
     SettingsInvalid,
 )
+from desktop.ui.dialogs.settings_learning import QtLearningSettings, confirm_second_opinion
 
 LEAVES_MACHINE_WARNING = (
     "This backend is not on this machine: every scan will send note text to {host}. "
@@ -78,7 +80,9 @@ def _path_row(edit: QLineEdit, caption: str, pattern: str) -> QWidget:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: Settings, parent: QWidget | None = None, *, vault: Path | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Antinomy — settings")
         self.original = settings
@@ -187,6 +191,8 @@ class SettingsDialog(QDialog):
         form = QFormLayout(memory)
         form.addRow(self.auto_consolidate)
         tabs.addTab(memory, "Memory")
+        self.learning = QtLearningSettings(settings, vault)  # the open vault's lists
+        tabs.addTab(self.learning, "Learning")
         self.tabs = tabs
 
         self.problem = QLabel()
@@ -216,7 +222,7 @@ class SettingsDialog(QDialog):
     def collect(self) -> Settings:
         """The settings the form describes; raises SettingsInvalid for a bad value."""
         types = tuple(t.strip() for t in self.types.text().split(",") if t.strip())
-        return replace(
+        chosen = replace(
             self.original,
             models=ModelPaths(
                 llm_path=self.llm_path.text().strip() or None,
@@ -249,6 +255,7 @@ class SettingsDialog(QDialog):
             ),
             memory=MemoryPrefs(auto_consolidate=self.auto_consolidate.isChecked()),
         )
+        return self.learning.applied(chosen)
 
     def accept(self) -> None:
         try:
@@ -266,6 +273,11 @@ class SettingsDialog(QDialog):
         ):
             self.problem.setText(
                 "The embedding server was not changed: it would send notes elsewhere."
+            )
+            return
+        if not confirm_second_opinion(self, settings, self.original):
+            self.problem.setText(
+                "The second opinion was not turned on: it would send sentences elsewhere."
             )
             return
         self.result_settings = settings

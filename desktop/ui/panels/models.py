@@ -192,7 +192,7 @@ class QtModelsPanel(QWidget):
         dialog.deleteLater()
 
     def switch(self) -> None:
-        dialog = SettingsDialog(self._c.settings, self)
+        dialog = SettingsDialog(self._c.settings, self, vault=self._c.root)
         dialog.tabs.setCurrentIndex(0)
         if dialog.exec() and dialog.result_settings is not None:
             self.speeds = None
