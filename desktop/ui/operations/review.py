@@ -4,8 +4,8 @@ resolve, defeat.
 Each runs the review flow on the vault-write worker with the hashes the user
 saw (a note edited since is refused with the flow's message), then re-indexes
 the touched notes, refreshes every view of the vault (``sig_history_changed``)
-and offers Undo in words (``sig_action_done``), followed by what the scan
-learned from the decision (``ReviewResult.learned``). A dismissal that the notes
+and offers Undo in words (``sig_action_done``); :func:`learned_line` says what
+the scan learned from it (``ReviewResult.learned``). A dismissal that the notes
 already hold, written meanwhile by another process, is reported as that and
 never as a problem.
 """
@@ -73,17 +73,16 @@ def learned_line(results: Sequence[ReviewResult]) -> str:
 def _announce(
     controller: AppController, kind: str, results: Sequence[ReviewResult], *, title: str = ""
 ) -> None:
-    """After the write: re-index, refresh every view, offer Undo in words and say what the
-    scan learned (GUI thread). ``title``: the action in words, when the kind's is not it."""
+    """After the write: re-index, refresh every view, offer Undo in words (GUI thread).
+    ``title``: the action in words, when the kind's is not it. What the scan learned is the
+    Tensions panel's to say (:func:`learned_line`): the words here are also Undo's."""
     applied = [r for r in results if r.operation_id is not None]
-    learned = learned_line(applied)
     if applied:
         controller.history_changed(r.operation_id for r in applied if r.operation_id)
         controller.notes_changed([p for r in applied for p in r.changed + r.created])
         titles = [operation_title(kind, _changes(r), r.summary) for r in applied]
         ids = tuple(r.operation_id for r in applied if r.operation_id is not None)
-        text = title or many_title(kind, titles)
-        controller.sig_action_done.emit(text + (f" — learned: {learned}" if learned else ""), ids)
+        controller.sig_action_done.emit(title or many_title(kind, titles), ids)
     elif results:
         controller.sig_action_done.emit("Nothing to write: the notes already say so.", ())
 
