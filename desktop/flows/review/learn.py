@@ -126,6 +126,11 @@ def unhide_frames_of(
     store = LabelStore(Path(root))
     if not wanted or not store.exists():
         return []
+    try:  # most undone operations hid no frame: the file is not rewritten for them
+        if not any(f.operation_id in wanted for f in store.read().frames):
+            return []
+    except ValueError:
+        return []  # unreadable: the next scan sets it aside and says so
     with store.editing() as learned:
         gone = [f for f in learned.frames if f.operation_id and f.operation_id in wanted]
         learned.frames = [f for f in learned.frames if f not in gone]

@@ -65,6 +65,8 @@ def _list_box(title: str, button: str) -> tuple[QGroupBox, QListWidget, QPushBut
     box = QGroupBox(title)
     items = QListWidget()
     items.setMaximumHeight(120)
+    items.setWordWrap(True)  # long sentences wrap: no sideways scrolling
+    items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     remove = QPushButton(button)
     remove.setEnabled(False)
     items.itemSelectionChanged.connect(lambda: remove.setEnabled(bool(items.selectedItems())))
@@ -94,13 +96,22 @@ class QtLearningSettings(QWidget):
             "both ways round, is one more input of the decision; it can hide a pair, never "
             "show one. Cards it was asked about carry its answer."
         )
+        hint = QLabel(
+            "Off by default. Needs an OpenAI-compatible server as the backend (Models tab); "
+            "cards it was asked about show its answer."
+        )
+        hint.setWordWrap(True)
+        opinion = QGroupBox("Second opinion")
+        opinion_layout = QVBoxLayout(opinion)
+        opinion_layout.addWidget(self.second_opinion)
+        opinion_layout.addWidget(hint)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         frames, self.frames, self.unhide, self.frames_note = _list_box(
             "Pairs hidden like one you dismissed “all like this”", "Show them again"
         )
         ignored, self.ignored, self.unignore, self.ignored_note = _list_box(
-            "Left out of every scan (Ignore on a pair's card, `antinomy ignore`)", "Stop ignoring"
+            "Left out of every scan (Ignore on a pair's card)", "Stop ignoring"
         )
         self.reset = QPushButton("Reset what was learned…")
         self.reset.setToolTip(
@@ -113,7 +124,7 @@ class QtLearningSettings(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.second_opinion)
+        layout.addWidget(opinion)
         layout.addWidget(self.summary)
         layout.addWidget(frames)
         layout.addWidget(ignored)
@@ -231,8 +242,15 @@ class QtLearningSettings(QWidget):
         self._do(reset)
 
 
+def _short(quote: str, n: int = 60) -> str:
+    return quote if len(quote) <= n else quote[: n - 1] + "…"
+
+
 def _frame_item(frame: HiddenFrame) -> QListWidgetItem:
-    item = QListWidgetItem(f"“{frame.quote_a}”  ⟂  “{frame.quote_b}”")
+    item = QListWidgetItem(
+        f"“{_short(frame.quote_a)}”  ⟂  “{_short(frame.quote_b)}” "
+        f"({Path(frame.path_a).stem} ↔ {Path(frame.path_b).stem})"
+    )
     item.setData(Qt.ItemDataRole.UserRole, frame)
     item.setToolTip(
         f"Every pair whose two sentences read as:\n{frame.key}\n(dismissed from "

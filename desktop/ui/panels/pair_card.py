@@ -77,8 +77,7 @@ def opinion_badge(pair: Pair) -> str:
         return ""
     text, _tip = OPINION.get(pair.second_opinion, (f"server: {pair.second_opinion}", ""))
     return (
-        f"<span style='border:1px solid {MUTED}; color:{MUTED};'>&nbsp;{html.escape(text)}"
-        "&nbsp;</span>"
+        f"<span style='background:#3b6ea5; color:#ffffff;'>&nbsp;{html.escape(text)}&nbsp;</span>"
     )
 
 
