@@ -29,8 +29,12 @@ def test_off_by_default_and_the_saved_choice_reaches_the_scan() -> None:
 
 
 def test_a_bad_value_is_refused_with_the_key() -> None:
-    with pytest.raises(SettingsInvalid, match=r"scan\.second_opinion must be true or false"):
+    with pytest.raises(SettingsInvalid) as raised:
         settings_from_dict({"scan": {"second_opinion": "yes"}})
+    assert str(raised.value) == "scan.second_opinion has the wrong type: 'yes'."
+    with pytest.raises(SettingsInvalid) as raised:
+        ScanCaps(second_opinion=1)  # type: ignore[arg-type]
+    assert str(raised.value) == "scan.second_opinion must be true or false, not 1."
 
 
 def test_a_saved_second_opinion_from_a_remote_server_is_said_on_the_command_line(
