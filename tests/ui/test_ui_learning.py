@@ -242,7 +242,16 @@ def test_settings_lists_what_was_learned_and_ignored_and_removes_it(
     kept = len(LabelStore(vault).read().active())  # with those the notes already record
     assert kept > 1
     assert tab.summary.text() == f"{kept} of your decisions kept for this vault's calibration."
-    assert tab.frames.count() == 1 and quote_a in tab.frames.item(0).text()
+    assert tab.frames.count() == 1
+    assert tab.frames.item(0).text() == (
+        f"“{quote_a[:59]}…”  ⟂  “{quote_b[:59]}…” (ADR-0003 Event storage in MongoDB ↔ "
+        "ADR-0004 One PostgreSQL cluster)"
+    )
+    (frame,) = LabelStore(vault).read().frames
+    assert tab.frames.item(0).toolTip() == (
+        f"Every pair whose two sentences read as:\n{frame.key}\n(dismissed from ADR-0003 Event "
+        "storage in MongoDB ↔ ADR-0004 One PostgreSQL cluster)"
+    )
     assert [tab.ignored.item(i).text() for i in range(tab.ignored.count())] == [
         "folder Archive",
         f"sentence “{_quote(vault, E)[:89]}…” (from ADR-0011 Friday release window)"
