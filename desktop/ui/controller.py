@@ -97,8 +97,6 @@ class AppController(QObject):
     """A failure the user must see: ``(what was being done, message)``."""
     sig_settings_changed = Signal(object)
     """Settings were saved: ``(settings: Settings)``."""
-    sig_learning_changed = Signal()
-    """What the scan ignores or learned in this vault changed (``.antinomy/``, not the notes)."""
 
     def __init__(
         self,

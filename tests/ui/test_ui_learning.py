@@ -185,7 +185,7 @@ def test_ignore_from_a_card_and_the_next_scan_leaves_it_out(
     assert (item.kind, item.value, item.note) == ("sentence", card.pair.quote_a, A)
     qtbot.waitUntil(lambda: window.undo_bar.text.text().startswith("Ignored"), timeout=5000)
     assert window.undo_bar.text.text() == (
-        f"Ignored in every scan of this vault: sentence “{card.pair.quote_a}” (from A run should "
+        f"Ignored from the next scan on: sentence “{card.pair.quote_a}” (from A run should "
         "leave me spent) (Settings ▸ Learning lists it)."
     )
     assert not window.undo_bar.undo_button.isVisible()

@@ -2,9 +2,8 @@
 folder, take an item off that list, show a hidden frame again, reset what was learned.
 
 These change only the vault's ``.antinomy/`` state (nothing in the notes), so they are not
-journaled: each says what it did in the action bar (without Undo) and emits
-``sig_learning_changed`` so that Settings ▸ Learning and the Tensions panel show the list
-as it is now. Each runs the flow on the vault-write worker.
+journaled: each says what it did in the action bar, without Undo (Settings ▸ Learning
+takes an item back). Each runs the flow on the vault-write worker.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ def _run(
     async def go() -> T:
         result = await controller.run_in(controller.write_pool, work, root)
         controller.sig_action_done.emit(said(result), ())
-        controller.sig_learning_changed.emit()
         return result
 
     return controller.spawn(go(), what=what)
@@ -55,7 +53,7 @@ def _ignored(result: tuple[IgnoredItem, bool]) -> str:
     item, added = result
     if not added:
         return f"Already ignored: {describe(item)}."
-    return f"Ignored in every scan of this vault: {describe(item)} (Settings ▸ Learning lists it)."
+    return f"Ignored from the next scan on: {describe(item)} (Settings ▸ Learning lists it)."
 
 
 def ignore_sentence(
