@@ -186,9 +186,6 @@ class Ignoring:
         self._sentences_hit: set[str] = set()
         self._occurrences = 0
 
-    def __bool__(self) -> bool:
-        return bool(self.sentences or self.notes or self.folders)
-
     def skips(self, path: str) -> bool:
         """Whether ``path`` is an ignored note or in an ignored folder (counted). The focus
         note of a focus scan is never skipped: the user asked for it."""

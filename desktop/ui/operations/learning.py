@@ -1,9 +1,8 @@
-"""What the scan is told outside the notes, from the GUI: ignore a sentence, a note or a
-folder, take an item off that list, show a hidden frame again, reset what was learned.
+"""Ignore a sentence, a note or a folder in every later scan, from a pair's card.
 
-These change only the vault's ``.antinomy/`` state (nothing in the notes), so they are not
-journaled: each says what it did in the action bar, without Undo (Settings ▸ Learning
-takes an item back). Each runs the flow on the vault-write worker.
+These change only the vault's ``.antinomy/ignored.json`` (nothing in the notes), so they
+are not journaled: each says what it did in the action bar, without Undo (Settings ▸
+Learning takes an item back). Each runs the flow on the vault-write worker.
 """
 
 from __future__ import annotations
@@ -83,36 +82,4 @@ def ignore_folder(
         f"Ignoring the folder {folder}",
         lambda root: review.ignore_folder(root, folder),
         _ignored,
-    )
-
-
-def remove_ignored(
-    controller: AppController, *, item: IgnoredItem
-) -> asyncio.Task[IgnoredItem] | None:
-    return _run(
-        controller,
-        f"No longer ignoring the {item.kind}",
-        lambda root: review.remove_ignored(root, f"{item.kind}:{item.value}"),
-        lambda gone: f"No longer ignored: {describe(gone)}. The next scan compares it again.",
-    )
-
-
-def unhide_frame(controller: AppController, *, key: str) -> asyncio.Task[object] | None:
-    return _run(
-        controller,
-        "Showing pairs like a dismissed one again",
-        lambda root: review.unhide_frame(root, key),
-        lambda _f: "Pairs like that one are shown again by the next scan (its dismissal stays).",
-    )
-
-
-def reset_learning(controller: AppController) -> asyncio.Task[tuple[int, int]] | None:
-    return _run(
-        controller,
-        "Resetting what the scan learned",
-        review.reset_learning,
-        lambda n: (
-            f"Back to the shipped calibration: {n[0]} decision(s) set aside, {n[1]} hidden "
-            "frame(s) shown again. The notes keep your dismissals."
-        ),
     )
