@@ -121,6 +121,12 @@ def test_the_learning_line_and_the_hidden_pairs_one_click_away(
     bar.toggle.click()  # off again: hidden again
     assert [c.pair.path_b for c in t.cards] == [D] and bar.toggle.text() == "Show 2 hidden"
 
+    bar.toggle.click()  # on, then another vault is opened: its hidden pairs start hidden
+    with qtbot.waitSignal(window.controller.sig_vault_opened, timeout=5000):
+        window.controller.open_vault(vault)
+    assert not bar.toggle.isChecked() and not t.pairs.show_hidden
+    assert not bar.toggle.isVisibleTo(t) and not bar.message.isVisibleTo(t)
+
 
 def test_no_learning_no_line_and_no_toggle(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window()

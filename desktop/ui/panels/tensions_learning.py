@@ -85,6 +85,7 @@ class QtLearningBar(QWidget):
         if run is None:
             for label in (self.message, self.ignored, self.opinion, self.warning):
                 label.hide()
+            self.toggle.setChecked(False)  # another vault: its hidden pairs start hidden
             self.set_hidden(0)
             return
         message = run.learning.message
@@ -108,7 +109,7 @@ class QtLearningBar(QWidget):
     def set_hidden(self, n: int) -> None:
         """``n`` hidden pairs can be laid out (no note dismisses them)."""
         self.hidden = n
-        self.toggle.setVisible(n > 0 or self.toggle.isChecked())
+        self.toggle.setVisible(n > 0)
         self._label_toggle()
 
     def _label_toggle(self) -> None:
