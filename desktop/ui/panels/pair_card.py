@@ -225,7 +225,7 @@ class QtPairCard(QFrame):
         self.ignore_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.ignore_menu = QMenu(self.ignore_button)
         for kind, value, note, text in ignore_choices(pair):
-            action = self.ignore_menu.addAction(text)
+            action = self.ignore_menu.addAction(text.replace("&", "&&"))  # no mnemonic
             action.setData((kind, value, note))
             action.triggered.connect(partial(self.sig_ignore_clicked.emit, kind, value, note))
         self.ignore_button.setMenu(self.ignore_menu)
