@@ -15,6 +15,7 @@ import foundation
 from desktop.cli import (
     exits,
     hooks_cmd,
+    ignore_cmd,
     ingest_cmd,
     learned_cmd,
     memory_cmd,
@@ -38,6 +39,7 @@ COMMANDS = [
     scan_cmd,
     review_cmd,
     learned_cmd,
+    ignore_cmd,
     tx_cmd,
     serve_cmd,
     hooks_cmd,

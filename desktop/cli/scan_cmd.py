@@ -24,6 +24,7 @@ from desktop.cli.common import (
 from desktop.cli.output import ProgressLine, print_json, progress
 from desktop.flows.hunter import DISCLAIMER, Mode, Pair, ScanRun, dropped_phrase, scan
 from desktop.flows.hunter import write_debug_note as write_hunter_debug_note
+from desktop.flows.hunter.opinion import OFF_MACHINE
 from desktop.flows.hunter.records import HIDDEN_REASONS, load_last_run
 from desktop.flows.judging import NOT_EVIDENCE_WORDS
 from inference.base import Generator
@@ -33,10 +34,7 @@ from inference.judge import Judge
 
 _BADGE = {"high": "HIGH", "medium": "MED ", "low": "LOW "}
 
-OPINION_OFF_MACHINE = (
-    "antinomy: note: the language model server {url} is not on this machine — the two "
-    "sentences of every pair about to be shown are sent to it for a second opinion."
-)
+OPINION_OFF_MACHINE = "antinomy: note: " + OFF_MACHINE
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,16 +125,16 @@ def run_scan(args: argparse.Namespace) -> int:
     flags = {**_scan_flags(args), "second_opinion": True if args.second_opinion else None}
     run_settings = resolved(args, llm_path=args.llm, judge_path=args.judge, scan=flags)
     settings = run_settings.scan
-    if args.second_opinion:
-        server = run_settings.runtime.http
-        if run_settings.runtime.backend != "http" or server is None:
+    server = run_settings.runtime.http
+    if settings.second_opinion:  # asked here, or saved in Settings
+        if args.second_opinion and (run_settings.runtime.backend != "http" or server is None):
             raise UsageError(
                 "--second-opinion asks your own OpenAI-compatible server, and the language "
                 'model is the embedded one: save a server as the backend (`"backend": {"kind": '
                 '"http", "base_url": "http://127.0.0.1:8080/v1"}` in settings.json, or the '
                 "app's Settings), then scan again."
             )
-        if not is_loopback_host(urlsplit(server.base_url).hostname or ""):
+        if server is not None and not is_loopback_host(urlsplit(server.base_url).hostname or ""):
             progress(OPINION_OFF_MACHINE.format(url=server.base_url))
     vault_path(args)  # a missing vault is exit 2 before any model loads
     judge = _load_judge(run_settings.runtime)  # then a missing judge stops here, exit 69
@@ -282,6 +280,10 @@ def print_run(
         )
     print_learning(run, vault, hidden=hidden)
     print_opinion(run)
+    if run.ignored.message:
+        print(f"{run.ignored.message} (antinomy ignore list)", file=out)
+    if run.ignored.error:
+        print(f"⚠ ignore list: {run.ignored.error}", file=out)
     if run.not_evidence:
         parts = [f"{n} {NOT_EVIDENCE_WORDS.get(why, why)}" for why, n in run.not_evidence.items()]
         print("not read as claims: " + ", ".join(parts), file=out)

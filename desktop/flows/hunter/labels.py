@@ -107,6 +107,9 @@ class HiddenFrame:
     path_a: str
     path_b: str
     at: str = ""
+    #: The dismissal it came with: undoing that transaction in the window shows the pairs
+    #: again ("" for a frame kept before this was recorded).
+    operation_id: str = ""
 
 
 @dataclass

@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FEATURE = "second_opinion"
+#: Said before a scan asks a server that is not on this machine (the CLI and the window).
+OFF_MACHINE = (
+    "the language model server {url} is not on this machine — the two sentences of every "
+    "pair about to be shown are sent to it for a second opinion."
+)
 #: The vote's weight before the vault learns one: the log-odds of a server right 3 times in 4.
 PRIOR_WEIGHT = math.log(0.75 / 0.25)
 #: Failed requests in a row after which the server is not asked about the other pairs.

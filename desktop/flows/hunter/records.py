@@ -232,6 +232,25 @@ class LearningReport:
 
 
 @dataclass(frozen=True)
+class IgnoredReport:
+    """What one scan left out because the user asked it to (``ScanRun.ignored``)."""
+
+    #: Ignored sentences found in the notes compared (each counted once), and the
+    #: occurrences taken out.
+    sentences: int = 0
+    occurrences: int = 0
+    #: Ignored notes that would have been compared, ignored folders that held such notes,
+    #: and the notes those folders kept out.
+    notes: int = 0
+    folders: int = 0
+    notes_in_folders: int = 0
+    #: The line the CLI and the window show ("" when nothing was left out).
+    message: str = ""
+    #: Why the list could not be read ("" if it could): nothing was left out then.
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Excluded:
     """A note the scan did not send to the model, and why."""
 
@@ -306,6 +325,8 @@ class ScanRun:
     hidden: tuple[Pair, ...] = ()
     learning: LearningReport = field(default_factory=LearningReport)
     second_opinion: SecondOpinionReport = field(default_factory=SecondOpinionReport)
+    #: What the user asked the scan to ignore and it left out (``.antinomy/ignored.json``).
+    ignored: IgnoredReport = field(default_factory=IgnoredReport)
 
     @property
     def dropped_total(self) -> int:
@@ -345,7 +366,12 @@ class ScanRun:
         values["excluded"] = tuple(Excluded(**e) for e in data.get("excluded", ()))
         values["pairs"] = tuple(Pair(**p) for p in data.get("pairs", ()))
         values["hidden"] = tuple(Pair(**p) for p in data.get("hidden", ()))
-        for name, kind in (("learning", LearningReport), ("second_opinion", SecondOpinionReport)):
+        reports = (
+            ("learning", LearningReport),
+            ("second_opinion", SecondOpinionReport),
+            ("ignored", IgnoredReport),
+        )
+        for name, kind in reports:
             report = values.pop(name, None)
             if isinstance(report, dict):
                 known_report = {f.name for f in fields(kind)}

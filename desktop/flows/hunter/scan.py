@@ -27,6 +27,7 @@ from pathlib import Path
 
 from desktop.flows.hunter.describe import Describer, plain_description
 from desktop.flows.hunter.dismissals import read_store, stored_peers, targets_of
+from desktop.flows.hunter.ignored import Ignoring
 from desktop.flows.hunter.learning import ScanLearning, dismissed, hide_like_dismissed
 from desktop.flows.hunter.opinion import (
     SecondOpinion,
@@ -116,6 +117,7 @@ class ScanJob:
             self.opinion = SecondOpinion(engine, constrain=settings.constrain, stop=stop)
         self.learning = ScanLearning(self.root, judge, opinion=self.opinion is not None)
         self.hidden: list[Pair] = []
+        self.ignoring = Ignoring(self.root)
         self.describer = Describer(engine, constrain=settings.constrain)
         self.settings = settings
         self.stop = stop
@@ -146,13 +148,16 @@ class ScanJob:
                 continue
             if path in self.unloadable:
                 continue
+            if self.ignoring.skips(path):  # counted there, not an exclusion: the user's wish
+                self.unloadable.add(path)
+                continue
             try:
                 note = read_note(self.root, path)
             except NoteSkipped as exc:
                 self.excluded.append(Excluded(path, f"unreadable now: {exc}"))
                 self.unloadable.add(path)
                 continue
-            body = note.body.strip()
+            body = self.ignoring.clean(note.body).strip()
             if not body:
                 self.excluded.append(Excluded(path, "empty body"))
                 self.unloadable.add(path)
@@ -458,7 +463,7 @@ def scan(
     s = ScanJob(index, engine, settings, stop, progress, judge)
     source = SOURCES[mode]
     focus = focus if source.uses_focus else None
-    s.verifier.focus = focus
+    s.verifier.focus = s.ignoring.focus = focus
     status = "ok"
     error: str | None = None
     candidates = examined = considered = 0
@@ -547,6 +552,7 @@ def scan(
         hidden=sort_pairs(hidden),
         learning=s.learning.report(),
         second_opinion=opinion_report(s),
+        ignored=s.ignoring.report(),
     )
     if run.status == "ok":
         try:

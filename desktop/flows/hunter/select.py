@@ -219,7 +219,7 @@ class _Source:
 
 def _classic(s: ScanJob, focus: str | None) -> _Found:
     """The newest open tensions and substrates, every pair of them."""
-    ordered = classic_candidates(s.index, s.settings)
+    ordered = s.ignoring.keep(classic_candidates(s.index, s.settings))
     chosen = ordered[: s.settings.cap]
     for path in ordered[s.settings.cap :]:
         s.excluded.append(Excluded(path, f"beyond the cap of {s.settings.cap} newest notes"))
@@ -235,6 +235,7 @@ def _focus(s: ScanJob, focus: str | None) -> _Found:
     if s.index.summaries([focus]).get(focus) is None:
         raise ScanError(f"The focus note {focus!r} is not in the index of this vault.")
     eligible, _ = scannable(s.index, s.settings)
+    eligible = s.ignoring.keep(eligible)
     # A neighbour the vault records a clash with (s.recorded) takes no neighbour's place,
     # as it takes no place in a whole-vault budget: the next nearest is judged instead.
     k = s.settings.neighbours
@@ -245,7 +246,7 @@ def _focus(s: ScanJob, focus: str | None) -> _Found:
         if not s.recorded(focus, path):
             near.append(path)
     if not near:  # no vectors: fall back to the classic candidates
-        near = [p for p in classic_candidates(s.index, s.settings) if p != focus]
+        near = [p for p in s.ignoring.keep(classic_candidates(s.index, s.settings)) if p != focus]
         near = near[: s.settings.neighbours]
     loaded = s.load([focus, *near])
     if focus not in loaded:
@@ -272,6 +273,7 @@ def _whole_vault(s: ScanJob, focus: str | None) -> _Found:
             "first (`antinomy index`)."
         )
     eligible, excluded = scannable(s.index, s.settings)
+    eligible = s.ignoring.keep(eligible)
     s.excluded.extend(excluded)
     s.tick(0, 1, "finding candidate pairs")
     wanted, left_out = whole_vault_pairs(s.index, eligible, s.settings, skip=s.recorded)

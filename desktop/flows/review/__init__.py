@@ -3,7 +3,8 @@ journaled, undoable transaction that changes only the frontmatter keys it is abo
 for a vault that keeps its dismissals out of its notes, ``.antinomy/dismissed.json``) —
 and what the scan learns from them: each decision a label (``ReviewResult.learned``
 says so), ``dismiss_like`` to hide every pair like one, ``unhide_frame`` and
-``reset_learning`` to take that back.
+``reset_learning`` to take that back; ``ignore_sentence`` / ``ignore_note`` /
+``ignore_folder`` to leave things out of every scan (``remove_ignored`` takes one back).
 
 All paths are vault-relative (an unambiguous basename is accepted too).
 ``seen`` maps a path to the sha256 of the bytes the user saw (``Pair.sha_a``);
@@ -30,7 +31,14 @@ from desktop.flows.review.errors import (
     PrincipleExists,
     ReviewRefused,
 )
-from desktop.flows.review.learn import reset_learning, unhide_frame
+from desktop.flows.review.ignore import (
+    ignore_folder,
+    ignore_note,
+    ignore_sentence,
+    list_ignored,
+    remove_ignored,
+)
+from desktop.flows.review.learn import reset_learning, unhide_frame, unhide_frames_of
 from desktop.flows.review.records import (
     DEFAULT_PRINCIPLES_FOLDER,
     FALSE_POSITIVES,
@@ -65,10 +73,16 @@ __all__ = [
     "elevate_tension",
     "find_rename_fixes",
     "fix_renames",
+    "ignore_folder",
+    "ignore_note",
+    "ignore_sentence",
     "infer_renames",
     "list_dismissed",
+    "list_ignored",
+    "remove_ignored",
     "reset_learning",
     "resolve_tension",
     "undismiss_pair",
     "unhide_frame",
+    "unhide_frames_of",
 ]

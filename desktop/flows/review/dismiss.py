@@ -179,7 +179,9 @@ def dismiss_like(
         files.root, path_a, path_b, seen=seen, on_change=on_change, keep_in=keep_in
     )
     key = frame_key(quote_a, names_of(files.root, path_a), quote_b, names_of(files.root, path_b))
-    hidden = HiddenFrame(key, quote_a, quote_b, path_a, path_b, at=now())
+    hidden = HiddenFrame(
+        key, quote_a, quote_b, path_a, path_b, at=now(), operation_id=result.operation_id or ""
+    )
     try:
         with LabelStore(files.root).editing() as learned:
             if all(f.key != key for f in learned.frames):

@@ -117,6 +117,26 @@ def unhide_frame(root: str | os.PathLike[str], which: int | str) -> HiddenFrame:
         return frames.pop(index)
 
 
+def unhide_frames_of(
+    root: str | os.PathLike[str], operation_ids: Iterable[str]
+) -> list[HiddenFrame]:
+    """Show again the frames hidden with the dismissals ``operation_ids`` (they were undone):
+    an undone "dismiss all like this" takes back both halves. Returns the frames shown."""
+    wanted = set(operation_ids)
+    store = LabelStore(Path(root))
+    if not wanted or not store.exists():
+        return []
+    try:  # most undone operations hid no frame: the file is not rewritten for them
+        if not any(f.operation_id in wanted for f in store.read().frames):
+            return []
+    except ValueError:
+        return []  # unreadable: the next scan sets it aside and says so
+    with store.editing() as learned:
+        gone = [f for f in learned.frames if f.operation_id and f.operation_id in wanted]
+        learned.frames = [f for f in learned.frames if f not in gone]
+    return gone
+
+
 def _frame_index(frames: list[HiddenFrame], which: int | str) -> int:
     if isinstance(which, int) or str(which).isdigit():
         n = int(which)

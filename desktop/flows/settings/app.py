@@ -148,6 +148,9 @@ class ScanCaps:
     types: tuple[str, ...] = ("tension", "substrate")
     #: Focus mode: nearest neighbours of the focus note.
     neighbours: int = 6
+    #: Ask the user's own language-model server (backend http) about each pair about to be
+    #: shown (``ScanSettings.second_opinion``). Off by default.
+    second_opinion: bool = False
 
     def __post_init__(self) -> None:
         _check(2 <= self.cap <= 500, f"scan.cap must be between 2 and 500 notes, not {self.cap}.")
@@ -162,6 +165,10 @@ class ScanCaps:
         _check(
             bool(self.types) and all(isinstance(t, str) and t.strip() for t in self.types),
             "scan.types must name at least one note type, e.g. ['tension', 'substrate'].",
+        )
+        _check(
+            isinstance(self.second_opinion, bool),
+            f"scan.second_opinion must be true or false, not {self.second_opinion!r}.",
         )
 
 
@@ -274,6 +281,7 @@ class Settings:
             cap=self.scan.cap,
             body_chars=self.scan.body_chars,
             neighbours=self.scan.neighbours,
+            second_opinion=self.scan.second_opinion,
         )
 
     def with_vault_opened(self, path: str | os.PathLike[str]) -> Settings:

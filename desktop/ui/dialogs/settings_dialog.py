@@ -38,6 +38,7 @@ from desktop.flows.settings import (
     Settings,
     SettingsInvalid,
 )
+from desktop.ui.dialogs.settings_learning import QtLearningSettings, confirm_second_opinion
 from desktop.ui.dialogs.settings_review import QtReviewSettings
 
 LEAVES_MACHINE_WARNING = (
@@ -193,6 +194,8 @@ class SettingsDialog(QDialog):
         tabs.addTab(memory, "Memory")
         self.review = QtReviewSettings(vault)  # the open vault's own: saved in the vault
         tabs.addTab(self.review, "Review")
+        self.learning = QtLearningSettings(settings, vault)  # the open vault's lists
+        tabs.addTab(self.learning, "Learning")
         self.tabs = tabs
 
         self.problem = QLabel()
@@ -222,7 +225,7 @@ class SettingsDialog(QDialog):
     def collect(self) -> Settings:
         """The settings the form describes; raises SettingsInvalid for a bad value."""
         types = tuple(t.strip() for t in self.types.text().split(",") if t.strip())
-        return replace(
+        chosen = replace(
             self.original,
             models=ModelPaths(
                 llm_path=self.llm_path.text().strip() or None,
@@ -255,6 +258,7 @@ class SettingsDialog(QDialog):
             ),
             memory=MemoryPrefs(auto_consolidate=self.auto_consolidate.isChecked()),
         )
+        return self.learning.applied(chosen)
 
     def accept(self) -> None:
         try:
@@ -274,6 +278,12 @@ class SettingsDialog(QDialog):
                 "The embedding server was not changed: it would send notes elsewhere."
             )
             return
+        if not confirm_second_opinion(self, settings, self.original):
+            self.problem.setText(
+                "The second opinion was not turned on: it would send sentences elsewhere."
+            )
+            return
+        # Saved last: a refusal above leaves the vault's own settings as they were.
         if (problem := self.review.save()) is not None:
             self.problem.setText(problem)
             return

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from desktop.flows.review import unhide_frames_of
 from desktop.ui.controller import AppController
+from desktop.vault.errors import VaultError
 from desktop.vault.transactions import ApplyResult, undo_operation
 from foundation.errors import AntinomyError
+
+log = logging.getLogger(__name__)
 
 
 def undo(controller: AppController, *, operation_id: str) -> asyncio.Task[ApplyResult] | None:
@@ -58,4 +63,9 @@ def undo_all(
 
 
 def _undo(root: Path, operation_id: str) -> ApplyResult:
-    return undo_operation(root, operation_id)
+    result = undo_operation(root, operation_id)
+    try:  # a "dismiss all like this" undone: the pairs like it are shown again too
+        unhide_frames_of(root, [operation_id])
+    except (OSError, ValueError, VaultError) as exc:
+        log.warning("the frame hidden with %s could not be shown again: %s", operation_id, exc)
+    return result

@@ -1,9 +1,11 @@
-"""Review actions from the GUI: dismiss (one pair or many), undismiss, elevate, resolve, defeat.
+"""Review actions from the GUI: dismiss (one pair or many, or all like one), undismiss, elevate,
+resolve, defeat.
 
 Each runs the review flow on the vault-write worker with the hashes the user
 saw (a note edited since is refused with the flow's message), then re-indexes
 the touched notes, refreshes every view of the vault (``sig_history_changed``)
-and offers Undo in words (``sig_action_done``). A dismissal that the notes
+and offers Undo in words (``sig_action_done``); :func:`learned_line` says what
+the scan learned from it (``ReviewResult.learned``). A dismissal that the notes
 already hold, written meanwhile by another process, is reported as that and
 never as a problem.
 """
@@ -59,15 +61,29 @@ def _changes(result: ReviewResult) -> list[tuple[str, str]]:
     return [("replace", p) for p in result.changed] + [("create", p) for p in result.created]
 
 
-def _announce(controller: AppController, kind: str, results: Sequence[ReviewResult]) -> None:
-    """After the write: re-index, refresh every view, offer Undo in words (GUI thread)."""
+def learned_line(results: Sequence[ReviewResult]) -> str:
+    """What the scan learned from ``results``, in one line ("" when nothing was said)."""
+    lines = list(dict.fromkeys(r.learned for r in results if r.learned))
+    if not lines:
+        return ""
+    if len(results) > 1 and len(lines) == 1:
+        return f"{lines[0]} (each of the {len(results)})"
+    return "; ".join(lines)
+
+
+def _announce(
+    controller: AppController, kind: str, results: Sequence[ReviewResult], *, title: str = ""
+) -> None:
+    """After the write: re-index, refresh every view, offer Undo in words (GUI thread).
+    ``title``: the action in words, when the kind's is not it. What the scan learned is the
+    Tensions panel's to say (:func:`learned_line`): the words here are also Undo's."""
     applied = [r for r in results if r.operation_id is not None]
     if applied:
         controller.history_changed(r.operation_id for r in applied if r.operation_id)
         controller.notes_changed([p for r in applied for p in r.changed + r.created])
         titles = [operation_title(kind, _changes(r), r.summary) for r in applied]
         ids = tuple(r.operation_id for r in applied if r.operation_id is not None)
-        controller.sig_action_done.emit(many_title(kind, titles), ids)
+        controller.sig_action_done.emit(title or many_title(kind, titles), ids)
     elif results:
         controller.sig_action_done.emit("Nothing to write: the notes already say so.", ())
 
@@ -173,6 +189,41 @@ def dismiss(
     controller: AppController, *, a: str, b: str, seen: Mapping[str, str] | None = None
 ) -> asyncio.Task[Dismissals] | None:
     return dismiss_pairs(controller, [(a, b)], seen=seen)
+
+
+def dismiss_like(
+    controller: AppController,
+    *,
+    a: str,
+    b: str,
+    quote_a: str,
+    quote_b: str,
+    seen: Mapping[str, str] | None = None,
+) -> asyncio.Task[Done] | None:
+    """Dismiss ``a``–``b`` and hide every pair whose two sentences have the frame of
+    ``quote_a``/``quote_b`` (``dismiss --all-like-this``). One transaction, one Undo: undoing
+    it shows those pairs again (:func:`~desktop.flows.review.unhide_frames_of`)."""
+    root = controller.root
+    if root is None:
+        return None
+
+    def work() -> Done:
+        result, _frame = review.dismiss_like(
+            root, a, b, quote_a=quote_a, quote_b=quote_b, seen=seen
+        )
+        return Done(result, _hashes(root, result.changed + result.created))
+
+    async def go() -> Done:
+        done = await controller.run_in(controller.write_pool, work)
+        _announce(
+            controller,
+            "dismiss",
+            [done.result],
+            title=f"Dismissed all like {_pair_name(a, b)}",
+        )
+        return done
+
+    return controller.spawn(go(), what=f"Dismissing all like {_pair_name(a, b)}")
 
 
 def undismiss(controller: AppController, *, a: str, b: str) -> asyncio.Task[Done] | None:

@@ -1,5 +1,10 @@
 """One pair of the results view: both notes, both quotes, the confidence badge, actions.
 
+A pair the user's decisions hid (shown on request) says so and why; a pair the user's
+server was asked about carries its answer as a badge. Besides × (dismiss), a card offers
+"All like this" (dismiss it and hide every pair of the same sentence frames) and Ignore
+(a sentence, a note or a folder, left out of every later scan).
+
 What a card says about its notes (type, status, how a note was decided, a
 quote edited away) comes from :class:`~desktop.ui.vault_state.NoteNow`, read
 from the files after every change: the card never keeps a verdict of its own.
@@ -18,12 +23,15 @@ from PySide6.QtWidgets import (
     QGraphicsOpacityEffect,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.flows.hunter import Pair
+from desktop.flows.hunter.records import HIDDEN_REASONS
 from desktop.flows.review import available_actions
 from desktop.ui.markdown import wikilinks_as_text
 from desktop.ui.vault_state import NoteNow
@@ -48,6 +56,40 @@ def badge_html(pair: Pair) -> str:
     )
 
 
+#: The user's server's answer (``Pair.second_opinion``) as a badge: (text, tooltip).
+OPINION = {
+    "yes": ("server: yes", "Your language-model server was asked: it says they contradict, both "
+            "ways round."),
+    "no": ("server: no", "Your language-model server was asked: it says they do not "
+           "contradict, both ways round."),
+    "split": ("server: split", "Your language-model server was asked: its answer changed with "
+              "the order of the two sentences (it counted for nothing)."),
+    "unusable": ("server: ?", "Your language-model server was asked, and its answer could not "
+                 "be read (it counted for nothing)."),
+    "failed": ("server: no answer", "Your language-model server was asked and did not answer "
+               "(it counted for nothing)."),
+}  # fmt: skip
+
+
+def opinion_badge(pair: Pair) -> str:
+    """The second-opinion badge, "" when the server was not asked about the pair."""
+    if not pair.second_opinion:
+        return ""
+    text, _tip = OPINION.get(pair.second_opinion, (f"server: {pair.second_opinion}", ""))
+    return (
+        f"<span style='background:#3b6ea5; color:#ffffff;'>&nbsp;{html.escape(text)}&nbsp;</span>"
+    )
+
+
+def hidden_badge(pair: Pair) -> str:
+    if not pair.hidden_because:
+        return ""
+    return (
+        f"<span style='background:{MUTED}; color:#ffffff; font-weight:bold;'>&nbsp;hidden"
+        "&nbsp;</span>"
+    )
+
+
 def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] + "/" if "/" in path else ""
 
@@ -67,6 +109,27 @@ def quote_html(name: str, about: str, quote: str, *, first: bool) -> str:
         f"<span style='color:{MUTED};'>({html.escape(about)})</span>: "
         f"<i>“{html.escape(wikilinks_as_text(quote))}”</i></p>"
     )
+
+
+def ignore_choices(pair: Pair) -> list[tuple[str, str, str, str]]:
+    """(kind, value, note, menu text) of what a card offers to ignore."""
+
+    def short(quote: str) -> str:
+        return quote if len(quote) <= 60 else quote[:59] + "…"
+
+    out = [
+        ("sentence", pair.quote_a, pair.path_a, f"Ignore this sentence of {pair.note_a}: "
+         f"“{short(pair.quote_a)}”"),
+        ("sentence", pair.quote_b, pair.path_b, f"Ignore this sentence of {pair.note_b}: "
+         f"“{short(pair.quote_b)}”"),
+        ("note", pair.path_a, pair.path_a, f"Ignore the note {pair.note_a}"),
+        ("note", pair.path_b, pair.path_b, f"Ignore the note {pair.note_b}"),
+    ]  # fmt: skip
+    for path in dict.fromkeys((pair.path_a, pair.path_b)):
+        folder = folder_of(path).rstrip("/")
+        if folder and not any(c[0] == "folder" and c[1] == folder for c in out):
+            out.append(("folder", folder, path, f"Ignore the folder {folder}/"))
+    return out
 
 
 class QtNoteRow(QWidget):
@@ -111,6 +174,10 @@ class QtPairCard(QFrame):
     """× was clicked: ``(Pair)``."""
     sig_action_clicked = Signal(str, str)
     """A per-note action: ``(action, path)`` with action elevate | resolve | defeat."""
+    sig_dismiss_like_clicked = Signal(object)
+    """All like this was clicked: ``(Pair)``."""
+    sig_ignore_clicked = Signal(str, str, str)
+    """Ignore was chosen: ``(kind: sentence | note | folder, value, the note it is from)``."""
     sig_card_selected = Signal(object)
     """The card was clicked: ``(QtPairCard)``."""
     sig_checked = Signal(object)
@@ -128,16 +195,41 @@ class QtPairCard(QFrame):
         self.check.setToolTip("Select for Dismiss checked")
         self.check.toggled.connect(lambda _on: self.sig_checked.emit(self))
         head.addWidget(self.check, 0, Qt.AlignmentFlag.AlignTop)
+        badges = "&nbsp;".join(b for b in (hidden_badge(pair), badge_html(pair)) if b)
+        opinion = opinion_badge(pair)
         self.title = QLabel(
-            f"{badge_html(pair)}&nbsp; <a href='a'>{html.escape(pair.note_a)}</a>"
+            f"{badges}&nbsp; <a href='a'>{html.escape(pair.note_a)}</a>"
             f" &nbsp;↔&nbsp; <a href='b'>{html.escape(pair.note_b)}</a>"
+            + (f"&nbsp; {opinion}" if opinion else "")
         )
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         self.title.linkActivated.connect(self._link)
+        tips = []
         if pair.confidence_defaulted:
-            self.title.setToolTip("The model gave no confidence: shown and sorted as medium.")
+            tips.append("The model gave no confidence: shown and sorted as medium.")
+        if pair.second_opinion:
+            tips.append(OPINION.get(pair.second_opinion, ("", pair.second_opinion))[1])
+        self.title.setToolTip("\n".join(tips))
         head.addWidget(self.title, 1)
+        self.like_button = QPushButton("All like this")
+        self.like_button.setToolTip(
+            "Dismiss this pair and hide every pair whose two sentences say the same with other "
+            "names or numbers, in every later scan (Undo takes both back)."
+        )
+        self.like_button.clicked.connect(lambda: self.sig_dismiss_like_clicked.emit(self.pair))
+        head.addWidget(self.like_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.ignore_button = QToolButton()
+        self.ignore_button.setText("Ignore")
+        self.ignore_button.setToolTip("Leave a sentence, a note or a folder out of later scans")
+        self.ignore_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.ignore_menu = QMenu(self.ignore_button)
+        for kind, value, note, text in ignore_choices(pair):
+            action = self.ignore_menu.addAction(text.replace("&", "&&"))  # no mnemonic
+            action.setData((kind, value, note))
+            action.triggered.connect(partial(self.sig_ignore_clicked.emit, kind, value, note))
+        self.ignore_button.setMenu(self.ignore_menu)
+        head.addWidget(self.ignore_button, 0, Qt.AlignmentFlag.AlignTop)
         self.dismiss_button = QPushButton("×")
         self.dismiss_button.setToolTip(
             "Dismiss: not a real tension (Del). Written into both notes."
@@ -154,8 +246,17 @@ class QtPairCard(QFrame):
         self.stale_label = QLabel()
         self.stale_label.setWordWrap(True)
         self.stale_label.hide()
+        self.hidden_label = QLabel()
+        self.hidden_label.setWordWrap(True)
+        if pair.hidden_because:
+            why = HIDDEN_REASONS.get(pair.hidden_because, pair.hidden_because)
+            self.hidden_label.setText(
+                f"<span style='color:{MUTED};'>Hidden: {html.escape(why)}.</span>"
+            )
+        self.hidden_label.setVisible(bool(pair.hidden_because))
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.hidden_label)
         layout.addWidget(description)
         layout.addWidget(self.quotes)
         layout.addWidget(self.stale_label)
@@ -199,6 +300,7 @@ class QtPairCard(QFrame):
             if note is not None:
                 row.show_note(note, actionable=stale is None)
         self.dismiss_button.setEnabled(stale is None)
+        self.like_button.setEnabled(stale is None)
         self.check.setEnabled(stale is None)
         if stale is not None:
             self.check.setChecked(False)

@@ -7,6 +7,9 @@ and every change to one of its notes (``sig_notes_changed``). A pair a note
 dismisses leaves the list and comes back when the dismissal is undone; a
 note's type and status are the file's; a pair whose quote was edited away says
 so. Review actions are guarded by the hashes of that last read.
+
+The pairs the user's decisions hid (``ScanRun.hidden``) are read with the others and laid
+out only while :meth:`QtPairList.set_show_hidden` is on, each card marked with its reason.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from desktop.flows.hunter import Pair, ScanRun
 from desktop.flows.hunter.records import sort_pairs
 from desktop.ui.context import AppContext
 from desktop.ui.dialogs.review_dialogs import ask_defeat, ask_elevate
+from desktop.ui.operations import learning as learning_ops
 from desktop.ui.operations import review as review_ops
 from desktop.ui.panels.pair_card import QtPairCard, folder_of
 from desktop.ui.vault_state import PairsNow, read_pairs_now
@@ -65,6 +69,11 @@ SORTS: list[tuple[str, Callable[[Sequence[Pair]], list[Pair]]]] = [
 ]
 
 
+def run_pairs(run: ScanRun) -> tuple[Pair, ...]:
+    """Every pair of ``run``: those shown, then those the user's decisions hid."""
+    return (*run.pairs, *run.hidden)
+
+
 def matches(pair: Pair, words: Sequence[str]) -> bool:
     """Every word occurs in the pair's names, folders, quotes or description."""
     if not words:
@@ -83,6 +92,8 @@ class QtPairList(QWidget):
     """A pair left the view because a note now dismisses it: ``(Pair)``."""
     sig_refreshed = Signal()
     """The notes were read again and the cards show them."""
+    sig_learned = Signal(str)
+    """A review action said what the scan learned from it: ``(line)``."""
 
     def __init__(self, ctx: AppContext) -> None:
         super().__init__()
@@ -93,6 +104,7 @@ class QtPairList(QWidget):
         self.by_key: dict[Key, QtPairCard] = {}
         self.cards: list[QtPairCard] = []  # shown, in order
         self.selected: QtPairCard | None = None
+        self.show_hidden = False
         self._request = 0
 
         self.select_all = QCheckBox("All shown")
@@ -160,11 +172,13 @@ class QtPairList(QWidget):
         self.run = run
         self.now = None
         if run is not None:
-            for pair in run.pairs:
+            for pair in run_pairs(run):
                 card = QtPairCard(pair)
                 card.hide()
                 card.sig_note_clicked.connect(self._c.sig_preview_requested)
                 card.sig_dismiss_clicked.connect(self.dismiss)
+                card.sig_dismiss_like_clicked.connect(self.dismiss_like)
+                card.sig_ignore_clicked.connect(self.ignore)
                 card.sig_action_clicked.connect(self._note_action)
                 card.sig_card_selected.connect(self._select)
                 card.sig_checked.connect(lambda _c: self._buttons())
@@ -192,7 +206,9 @@ class QtPairList(QWidget):
         request = self._request
 
         async def go() -> None:
-            now = await self._c.run_in(self._c.read_pool, read_pairs_now, root, run.pairs, before)
+            now = await self._c.run_in(
+                self._c.read_pool, read_pairs_now, root, run_pairs(run), before
+            )
             if request == self._request and self.run is run and self._c.root == root:
                 self._apply(now)
 
@@ -217,13 +233,20 @@ class QtPairList(QWidget):
 
     # ------------------------------------------------------------------ what is shown
 
-    def standing(self) -> list[Pair]:
-        """The run's pairs no note dismisses."""
+    def set_show_hidden(self, on: bool) -> None:
+        """Lay out the pairs the user's decisions hid too (marked so), or not."""
+        self.show_hidden = on
+        self.lay_out()
+
+    def standing(self, *, hidden: bool | None = None) -> list[Pair]:
+        """The run's pairs no note dismisses (``hidden``: with the hidden ones; default:
+        as the toggle says)."""
         if self.run is None or self.now is None:
             return []
+        with_hidden = self.show_hidden if hidden is None else hidden
         seen = set(self.now.dismissed)  # a pair listed twice is shown once
         standing = []
-        for pair in self.run.pairs:
+        for pair in self.run.pairs + (self.run.hidden if with_hidden else ()):
             if pair.key() not in seen:
                 seen.add(pair.key())
                 standing.append(pair)
@@ -268,15 +291,22 @@ class QtPairList(QWidget):
                 card.show()
 
     def counts(self) -> dict[str, int]:
-        """shown, dismissed (since the scan), filtered out, stale — for the header."""
-        standing = self.standing()
+        """shown, dismissed (since the scan), filtered out, stale, hidden (laid out on
+        request) — for the header."""
+        standing = self.standing(hidden=False)
         total = len({p.key() for p in self.run.pairs}) if self.run is not None else 0
+        shown = [c for c in self.cards if not c.pair.hidden_because]
         return {
-            "shown": len(self.cards),
+            "shown": len(shown),
             "dismissed": total - len(standing) if self.now is not None else 0,
-            "filtered": len(standing) - len(self.cards),
+            "filtered": len(self.standing()) - len(self.cards),
             "stale": sum(1 for c in self.cards if c.stale is not None),
+            "hidden": len(self.cards) - len(shown),
         }
+
+    def hidden_standing(self) -> int:
+        """The run's hidden pairs no note dismisses: what "Show N hidden" lays out."""
+        return len(self.standing(hidden=True)) - len(self.standing(hidden=False))
 
     def checked(self) -> list[QtPairCard]:
         return [c for c in self.cards if c.check.isChecked() and c.stale is None]
@@ -320,9 +350,46 @@ class QtPairList(QWidget):
     # ------------------------------------------------------------------ review
 
     def _after(self, task: asyncio.Task[Any] | None) -> None:
-        """Whatever the action did or refused, show the notes as they are then."""
+        """Whatever the action did or refused, show the notes as they are then, and what
+        the scan learned from it."""
         if task is not None:
             task.add_done_callback(lambda _t: self.refresh())
+            task.add_done_callback(self._learned)
+
+    def _learned(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        outcome = task.result()
+        if isinstance(outcome, review_ops.Dismissals):
+            results = [r for _a, _b, r in outcome.done if r.operation_id is not None]
+        else:
+            results = [outcome.result] if outcome.result.operation_id is not None else []
+        line = review_ops.learned_line(results)
+        if line:
+            self.sig_learned.emit(line)
+
+    def dismiss_like(self, pair: Pair) -> None:
+        """Dismiss ``pair`` and hide every pair like it ("dismiss all like this")."""
+        seen = {p: self.seen[p] for p in (pair.path_a, pair.path_b) if p in self.seen}
+        self._after(
+            review_ops.dismiss_like(
+                self._c,
+                a=pair.path_a,
+                b=pair.path_b,
+                quote_a=pair.quote_a,
+                quote_b=pair.quote_b,
+                seen=seen,
+            )
+        )
+
+    def ignore(self, kind: str, value: str, note: str) -> None:
+        """Leave a sentence, a note or a folder out of later scans (``.antinomy/``)."""
+        if kind == "sentence":
+            learning_ops.ignore_sentence(self._c, text=value, note=note)
+        elif kind == "note":
+            learning_ops.ignore_note(self._c, note=value)
+        else:
+            learning_ops.ignore_folder(self._c, folder=value)
 
     def dismiss(self, pair: Pair) -> None:
         self.dismiss_pairs([pair])

@@ -1,8 +1,9 @@
 """Tensions: run the Hunter, see the verified pairs, and review them.
 
 Shows a scan's results: the run metadata line, the excluded-notes warning,
-drop counts, the permanent disclaimer, the pairs with both quotes and a
-confidence badge. Stop returns to idle at once; the results on screen stay
+drop counts, what the user's decisions changed (:mod:`tensions_learning`: the
+hidden pairs one click away), the permanent disclaimer, the pairs with both
+quotes and a confidence badge. Stop returns to idle at once; the results on screen stay
 and are marked as the previous run's. A format failure offers **Open raw
 response**, which writes the debug note and shows it.
 """
@@ -37,7 +38,8 @@ from desktop.ui.panels import PanelSpec
 from desktop.ui.panels.history import local_time
 from desktop.ui.panels.ingest_tensions import QtIngestTensions
 from desktop.ui.panels.pair_card import QtPairCard
-from desktop.ui.panels.pair_list import QtPairList
+from desktop.ui.panels.pair_list import QtPairList, run_pairs
+from desktop.ui.panels.tensions_learning import QtLearningBar
 from desktop.ui.scanner import ScanRunner
 from desktop.ui.vault_state import PairsNow, read_pairs_now
 from desktop.vault.layout import state_dir
@@ -89,6 +91,8 @@ def counts_text(counts: dict[str, int], *, restored_at: str | None = None) -> st
         extra.append(f"{counts['filtered']} filtered out")
     if counts.get("stale"):
         extra.append(f"{counts['stale']} changed on disk")
+    if counts.get("hidden"):
+        extra.append(f"{plural(counts['hidden'], 'hidden pair')} shown too")
     text = ("" if restored_at else "Done: ") + f"{plural(counts.get('shown', 0), 'pair')} shown"
     return text + (f" ({'; '.join(extra)})" if extra else "") + "."
 
@@ -121,6 +125,9 @@ class QtTensionsPanel(QWidget):
         self.pairs = QtPairList(ctx)
         self.pairs.sig_view_changed.connect(self._show_counts)
         self.pairs.sig_pair_removed.connect(self.sig_pair_removed)
+        self.learning = QtLearningBar()
+        self.learning.sig_show_hidden_toggled.connect(self.pairs.set_show_hidden)
+        self.pairs.sig_learned.connect(self.learning.show_learned)
 
         self.mode = QComboBox()
         for text, mode in MODE_CHOICES:
@@ -183,6 +190,7 @@ class QtTensionsPanel(QWidget):
         layout.addWidget(self.meta)
         layout.addWidget(self.excluded)
         layout.addWidget(self.dropped)
+        layout.addWidget(self.learning)
         layout.addWidget(self.disclaimer)
         layout.addWidget(self.empty)
         layout.addWidget(self.pairs, 1)
@@ -395,7 +403,7 @@ class QtTensionsPanel(QWidget):
             return
 
         async def go() -> None:
-            now = await self._c.run_in(self._c.read_pool, read_pairs_now, root, run.pairs)
+            now = await self._c.run_in(self._c.read_pool, read_pairs_now, root, run_pairs(run))
             if self._c.root == root:
                 self._show(run, now, restored)
 
@@ -422,9 +430,10 @@ class QtTensionsPanel(QWidget):
                 counts_text(counts, restored_at=short_time(run.started_at) if self.restored
                             else None)
             )  # fmt: skip
-        standing = counts["shown"] + counts["filtered"]
+        self.learning.set_hidden(self.pairs.hidden_standing())
+        standing = counts["shown"] + counts["filtered"] + counts["hidden"]
         self.pairs.setVisible(standing > 0)
-        if counts["shown"]:
+        if counts["shown"] or counts["hidden"]:
             self.empty.hide()
         elif counts["filtered"]:
             self._show_empty("No pair matches the filter.")
@@ -441,6 +450,7 @@ class QtTensionsPanel(QWidget):
             self._show_empty(text)
 
     def _set_meta(self, run: ScanRun | None, prefix: str = "") -> None:
+        self.learning.show_run(run)
         if run is None:
             for label in (self.meta, self.excluded, self.dropped):
                 label.clear()
