@@ -10,7 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QIcon,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -31,6 +38,7 @@ from desktop.ui.errors import ErrorPresenter
 from desktop.ui.logview import QtLogHandler
 from desktop.ui.operations import history as history_ops
 from desktop.ui.panels import panels
+from desktop.ui.panels.memory_import import dropped_files
 from desktop.ui.statusbar import QtStatusBar
 from desktop.ui.toast import QtUndoBar
 from desktop.ui.tray import QtTray, tray_available
@@ -92,6 +100,7 @@ class MainWindow(QMainWindow):
             self.tray = QtTray(app_icon(), window=self, quit_app=self.quit_app)
             self.tray.show()
         self._restore_geometry()
+        self.setAcceptDrops(True)  # a conversation transcript dropped anywhere is imported
         if controller.settings_problem:
             self.errors.show_error("Reading the settings", controller.settings_problem)
 
@@ -141,6 +150,11 @@ class MainWindow(QMainWindow):
         file_menu.addAction(open_action)
         self._recent_menu = file_menu.addMenu("Open &recent")
         self._fill_recent()
+        import_action = QAction("&Import conversation transcript…", self)
+        import_action.setToolTip("Capture a Claude Code transcript (.jsonl) into memory")
+        import_action.triggered.connect(self.import_transcript)
+        file_menu.addAction(import_action)
+        self.import_action = import_action
         settings_action = QAction("&Settings…", self)
         settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         settings_action.triggered.connect(self.edit_settings)
@@ -184,6 +198,23 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Open a vault (a folder of notes)", start)
         if folder:
             self.controller.open_vault(Path(folder))
+
+    def import_transcript(self) -> None:
+        """File ▸ Import conversation transcript…: the Memory panel imports it, in view."""
+        if "memory" in self.ctx.panels:
+            self.show_panel("memory")
+            self.ctx.panels["memory"].choose_and_import()  # type: ignore[attr-defined]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if "memory" in self.ctx.panels and dropped_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = dropped_files(event.mimeData())
+        if files and "memory" in self.ctx.panels:
+            event.acceptProposedAction()
+            self.show_panel("memory")
+            self.ctx.panels["memory"].import_files(files)  # type: ignore[attr-defined]
 
     def edit_settings(self) -> None:
         dialog = SettingsDialog(self.controller.settings, self)
