@@ -37,6 +37,7 @@ from desktop.flows.settings import (
     Settings,
     SettingsInvalid,
 )
+from desktop.ui.dialogs.settings_scan import ScanBudgetFields
 
 LEAVES_MACHINE_WARNING = (
     "This backend is not on this machine: every scan will send note text to {host}. "
@@ -143,6 +144,7 @@ class SettingsDialog(QDialog):
         form.addRow("Characters of each note", self.body_chars)
         form.addRow("Note types scanned", self.types)
         form.addRow("Neighbours in focus mode", self.neighbours)
+        self.scan_budget = ScanBudgetFields(settings.scan, form)
         tabs.addTab(scan, "Scan")
 
         # Endpoint (the guard's threshold and mode belong to each vault: the Guard panel)
@@ -216,7 +218,7 @@ class SettingsDialog(QDialog):
     def collect(self) -> Settings:
         """The settings the form describes; raises SettingsInvalid for a bad value."""
         types = tuple(t.strip() for t in self.types.text().split(",") if t.strip())
-        return replace(
+        chosen = replace(
             self.original,
             models=ModelPaths(
                 llm_path=self.llm_path.text().strip() or None,
@@ -249,6 +251,7 @@ class SettingsDialog(QDialog):
             ),
             memory=MemoryPrefs(auto_consolidate=self.auto_consolidate.isChecked()),
         )
+        return replace(chosen, scan=self.scan_budget.apply(chosen.scan))
 
     def accept(self) -> None:
         try:
