@@ -56,9 +56,7 @@ def test_empty_panel_says_how_to_start_and_the_button_imports_with_the_cli_repor
     assert panel.empty_hint.isVisible()
     assert "import a conversation transcript" in panel.empty_hint.text()
     assert "Install hooks" in panel.empty_hint.text()
-    monkeypatch.setattr(
-        QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(TRANSCRIPT)], "")
-    )
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(TRANSCRIPT)], ""))
     with qtbot.waitSignal(panel.sig_import_shown, timeout=15000) as shown:
         panel.transcripts.button.click()
     [outcome] = shown.args[0]
@@ -81,18 +79,14 @@ def test_file_menu_imports_into_the_memory_panel(
     panel = memory_panel(window)
     file_menu = window.menuBar().actions()[0].menu()
     assert window.import_action in file_menu.actions()
-    monkeypatch.setattr(
-        QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(TRANSCRIPT)], "")
-    )
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(TRANSCRIPT)], ""))
     with qtbot.waitSignal(panel.sig_import_shown, timeout=15000):
         window.import_action.trigger()
     assert window.tabs.currentWidget() is panel
     assert [b.lines for b in pending_batches(vault)] == [6]
 
 
-def test_a_transcript_dropped_on_the_window_is_imported(
-    qtbot, make_window, vault: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_transcript_dropped_on_the_window_is_imported(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window()
     panel = memory_panel(window)
     window.tabs.setCurrentIndex(0)  # another tab is in front
@@ -122,8 +116,7 @@ def test_a_bad_file_is_refused_with_the_flows_message_and_nothing_is_lost(
     assert [o.report for o in outcomes] == [None, None, None]
     lines = panel.transcripts.report.text().splitlines()
     assert lines == [
-        f"photo.png: not imported — {picture} is not UTF-8 text — is it a Claude Code "
-        "transcript?",
+        f"photo.png: not imported — {picture} is not UTF-8 text — is it a Claude Code transcript?",
         f"notes.jsonl: not imported — {notes} has no user or assistant messages (1 unreadable "
         "lines) — give a Claude Code transcript (.jsonl, one JSON record per line).",
         f"{tmp_path.name}: not imported — {tmp_path} is a folder — give one transcript file "
@@ -140,9 +133,7 @@ def test_a_bad_file_is_refused_with_the_flows_message_and_nothing_is_lost(
     ]
 
 
-def test_import_shows_progress_and_the_button_waits(
-    qtbot, make_window, vault: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_import_shows_progress_and_the_button_waits(qtbot, make_window, vault: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window()
     panel = memory_panel(window)
     window.show_panel("memory")
