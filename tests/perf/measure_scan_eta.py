@@ -4,8 +4,10 @@ Runs a whole-vault scan of a copy of ``VAULT`` on the shipped models, feeds its
 progress through :class:`~desktop.flows.progress.ProgressClock` exactly as the
 window and the CLI do, and records at each update the time left shown and, once
 the scan is over, the time that was really left (to the end of that phase, and
-to the end of the scan). Prints one JSON object: per phase, the shown estimate
-against the real time left at several points.
+to the end of the scan). The judging phase is also fed to a second clock in note
+pairs, as it was counted before it counted sentence pairs, so both estimates come from
+the same run. Prints one JSON object: per phase, the shown estimates against the real
+time left at several points.
 
 Run: ``python tests/perf/measure_scan_eta.py /work/vaults/fastapi [--max-pairs 300]``.
 """
@@ -33,6 +35,8 @@ from desktop.flows.settings.app import Settings  # noqa: E402
 from desktop.vault.index import VaultIndex  # noqa: E402
 from inference.engines import open_generator, open_judge  # noqa: E402
 
+NOTE_PAIRS = re.compile(r"judging (\d+) of (\d+) note pairs")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -51,10 +55,16 @@ def main() -> None:
         judge = open_judge(run_settings.runtime)
         engine = open_generator(run_settings.runtime)
         clock = ProgressClock()
-        samples: list[tuple[float, int, int, str, float | None]] = []
+        # The same run counted in note pairs, as the judging phase counted before.
+        by_notes = ProgressClock()
+        samples: list[tuple[float, int, int, str, float | None, float | None]] = []
 
         def progress(done: int, total: int, what: str) -> None:
-            samples.append((time.monotonic(), done, total, what, clock.eta(done, total)))
+            counted = NOTE_PAIRS.search(what)
+            old = None
+            if counted:
+                old = by_notes.eta(int(counted.group(1)), int(counted.group(2)))
+            samples.append((time.monotonic(), done, total, what, clock.eta(done, total), old))
 
         start = time.monotonic()
         try:
@@ -67,7 +77,7 @@ def main() -> None:
             index.close()
         end = time.monotonic()
     # A phase as the clock sees it: consecutive updates with the same total.
-    phases: list[list[tuple[float, int, int, str, float | None]]] = []
+    phases: list[list[tuple[float, int, int, str, float | None, float | None]]] = []
     for s in samples:
         if not phases or phases[-1][-1][2] != s[2] or s[1] < phases[-1][-1][1]:
             phases.append([])
@@ -85,6 +95,7 @@ def main() -> None:
                         "done": s[1],
                         "total": s[2],
                         "shown_s": round(s[4] or 0, 1),
+                        "by_note_pairs_s": None if s[5] is None else round(s[5], 1),
                         "phase_left_s": round(phase_end - s[0], 1),
                         "scan_left_s": round(end - s[0], 1),
                     }
@@ -108,6 +119,14 @@ def main() -> None:
                 "note_pairs_judged": run.note_pairs_judged,
                 "status": run.status,
                 "phases": [p for p in out if p["total"] > 1],
+                # Phases of one step (no fraction, so no time left is shown): where the rest
+                # of the scan went.
+                "single_steps": [
+                    {"phase": p["phase"], "seconds": p["seconds"]}
+                    for p in out
+                    if p["total"] <= 1 and p["seconds"] >= 1
+                ],
+                "before_first_update_s": round(samples[0][0] - start, 1) if samples else None,
             },
             indent=1,
         )
