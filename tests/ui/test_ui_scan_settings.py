@@ -49,7 +49,7 @@ def test_settings_dialog_edits_the_budget_and_the_types_left_out(qtbot) -> None:
     assert dialog.result_settings is not None
     assert dialog.result_settings.scan.max_pairs == 1200
     assert dialog.result_settings.scan.skip_types == ("source", "journal")
-    with pytest.raises(SettingsInvalid, match="scan.max_pairs must be between 1 and 20000"):
+    with pytest.raises(SettingsInvalid, match=r"scan\.max_pairs must be between 1 and 20000"):
         ScanCaps(max_pairs=0)
 
 

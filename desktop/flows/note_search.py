@@ -1,0 +1,178 @@
+"""Search results as the window shows them: each note with the sentence that matched, and
+only notes above a relevance floor.
+
+:func:`desktop.vault.search.search` ranks notes by words and meaning (rank fusion).
+Here each hit gets the sentence of its note that matched — the one holding the
+most of the query's words, else the one closest in meaning — and a relevance: the
+best cosine between the query and the note or one of its sentences. A hit under
+:data:`RELEVANCE_FLOOR` is left out and counted, so the list says how many and why.
+
+Sentence vectors come from the index's cache (the scan fills the same one), so a
+vault already scanned costs no embedding here; the rest are embedded once and kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop.flows.sentences import Sentence, content_words, split_sentences
+from desktop.vault.index import VaultIndex
+from desktop.vault.search import SearchHit, search
+from desktop.vault.sentence_vectors import SentenceVectorCache
+
+#: Below this relevance (best cosine of the query to the note or one of its sentences) a
+#: hit is not shown. Measured with tests/perf/measure_search_floor.py (docs/benchmarks.md):
+#: on the sample vault's labelled questions 98% of the relevant notes score at least 0.30,
+#: while 0.30 leaves out most hits of questions no note of a documentation vault answers.
+RELEVANCE_FLOOR = 0.30
+#: Sentences of one note compared with the query (long notes: the first ones).
+MAX_SENTENCES = 80
+
+
+@dataclass(frozen=True)
+class NoteMatch:
+    hit: SearchHit
+    #: The sentence of the note that matched, as written (None: the note has no sentence).
+    sentence: str | None
+    #: Best cosine of the query to the note or one of its sentences.
+    relevance: float
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    matches: tuple[NoteMatch, ...]
+    #: Hits under the floor, not shown.
+    left_out: int
+    floor: float
+
+    def left_out_text(self) -> str:
+        """Why fewer notes are shown than matched, or ``""``."""
+        if not self.left_out:
+            return ""
+        notes, are = ("note", "is") if self.left_out == 1 else ("notes", "are")
+        return (
+            f"{self.left_out} more {notes} matched only weakly and {are} "
+            f"not shown: neither the note nor any of its sentences came within the "
+            f"relevance floor ({self.floor:.2f}) of the search in meaning."
+        )
+
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def marked(sentence: str, query: str) -> str:
+    """``sentence`` with the query's words in «guillemets» (stop words never), as the
+    snippets of a word match are."""
+    words = content_words(query)
+    if not words:
+        return sentence
+
+    def mark(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return f"«{word}»" if _held(content_words(word), words) else word
+
+    return _WORD.sub(mark, sentence)
+
+
+def _bodies(index: VaultIndex, paths: Iterable[str]) -> dict[str, str]:
+    wanted = list(paths)
+    if not wanted:
+        return {}
+    marks = ",".join("?" * len(wanted))
+    rows = index.db.execute(f"SELECT path, body FROM notes WHERE path IN ({marks})", wanted)
+    return {path: body or "" for path, body in rows.fetchall()}
+
+
+def _held(sentence: frozenset[str], words: frozenset[str]) -> int:
+    """How many of the query's words the sentence holds, a plural or a longer form
+    counting (``release`` is held by ``releases``)."""
+    return sum(
+        1 for q in words if any(w == q or (len(q) >= 4 and w.startswith(q)) for w in sentence)
+    )
+
+
+def _pick(
+    sentences: list[Sentence], cosines: np.ndarray, words: frozenset[str]
+) -> tuple[int, float]:
+    """The matching sentence's row: most query words held, then closest in meaning."""
+    best = max(
+        range(len(sentences)),
+        key=lambda i: (_held(sentences[i].content, words), float(cosines[i])),
+    )
+    return best, float(cosines.max())
+
+
+def search_notes(
+    index: VaultIndex,
+    query: str,
+    k: int = 50,
+    *,
+    types: Iterable[str] | None = None,
+    statuses: Iterable[str] | None = None,
+    floor: float | None = None,
+    cache: SentenceVectorCache | None = None,
+) -> SearchResults:
+    """The hits of :func:`search` with their matching sentence, under-floor ones left out.
+
+    Without an embedder (the index not yet embedded) every hit is kept, with the first
+    sentence holding the query's words. Runs on a worker: it may embed sentences."""
+    floor = RELEVANCE_FLOOR if floor is None else floor
+    hits = search(index, query, k, types=types, statuses=statuses)
+    words = content_words(query)
+    bodies = _bodies(index, (h.note.path for h in hits))
+    embedding = index.embedding
+    qvec = None
+    if embedding is not None and index.vectors is not None and query.strip():
+        qvec = np.asarray(embedding.embed([query])[0], dtype=np.float32)
+        qvec /= max(float(np.linalg.norm(qvec)), 1e-9)
+    per_note = {
+        h.note.path: split_sentences(bodies.get(h.note.path, ""))[:MAX_SENTENCES] for h in hits
+    }
+    vectors: dict[str, np.ndarray] = {}
+    if qvec is not None and embedding is not None:
+        texts = sorted({s.text for ss in per_note.values() for s in ss})
+        own = cache is None
+        store = cache or SentenceVectorCache(index.root)
+        try:
+            rows = store.vectors(
+                texts,
+                model_id=embedding.model_id,
+                dimension=embedding.dimension,
+                embed=embedding.embed,
+            )
+        finally:
+            if own:
+                store.close()
+        vectors = dict(zip(texts, rows, strict=True))
+    matches: list[NoteMatch] = []
+    left_out = 0
+    for hit in hits:
+        sentences = per_note[hit.note.path]
+        if qvec is None or index.vectors is None:
+            held = [s for s in sentences if _held(s.content, words)]
+            first = held[0] if held else (sentences[0] if sentences else None)
+            matches.append(NoteMatch(hit, first.quote if first else None, 1.0))
+            continue
+        note_vec = index.vectors.vector(hit.note.path)
+        relevance = _cosine(qvec, note_vec) if note_vec is not None else -1.0
+        sentence = None
+        if sentences:
+            matrix = np.stack([vectors[s.text] for s in sentences])
+            norms = np.maximum(np.linalg.norm(matrix, axis=1), 1e-9)
+            cosines = (matrix @ qvec) / norms
+            row, best = _pick(sentences, cosines, words)
+            sentence = sentences[row].quote
+            relevance = max(relevance, best)
+        if relevance < floor:
+            left_out += 1
+            continue
+        matches.append(NoteMatch(hit, sentence, relevance))
+    return SearchResults(tuple(matches), left_out, floor)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b) / max(float(np.linalg.norm(b)), 1e-9)
