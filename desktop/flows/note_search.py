@@ -2,9 +2,10 @@
 only notes above a relevance floor.
 
 :func:`desktop.vault.search.search` ranks notes by words and meaning (rank fusion).
-Here each hit gets the sentence of its note that matched — the one holding the
-most of the query's words, else the one closest in meaning — and a relevance: the
-best cosine between the query and the note or one of its sentences. A hit under
+Here each hit gets the sentence of its note that matched — the first one holding the
+most of the query's words, else (a note found by meaning alone) the one closest in
+meaning among its first sentences — and a relevance: the best cosine between the
+query and the note or that sentence. A hit under
 :data:`RELEVANCE_FLOOR` is left out and counted, so the list says how many and why.
 
 Sentence vectors come from the index's cache (the scan fills the same one), so a
@@ -24,14 +25,19 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.search import SearchHit, search
 from desktop.vault.sentence_vectors import SentenceVectorCache
 
-#: Below this relevance (best cosine of the query to the note or one of its sentences) a
+#: Below this relevance (best cosine of the query to the note or its compared sentences) a
 #: hit is not shown. Measured with tests/perf/measure_search_floor.py (docs/benchmarks.md):
-#: at 0.25 the sample vault's 144 labelled queries keep 97.3% of their relevant hits
-#: (0.20: 100%, 0.30: 93.2%) while the hits of 20 questions no note of a documentation
-#: vault answers are 92.9% left out (0.20: 76.2%, 0.30: 96.4%).
-RELEVANCE_FLOOR = 0.25
-#: Sentences of one note compared with the query (long notes: the first ones).
+#: at 0.20 the sample vault's 144 labelled queries keep 99.5% of their relevant hits (0.25:
+#: 94.6%) while the hits of 20 questions no note of a documentation vault answers are 87.5%
+#: left out (0.25: 96.4%). Losing a relevant note costs more than showing a weak one.
+RELEVANCE_FLOOR = 0.20
+#: Sentences of one note looked at (long notes: the first ones, in their first characters).
 MAX_SENTENCES = 80
+MAX_BODY_CHARS = 12000
+#: Sentences embedded for one search (those already in the cache cost nothing), and at
+#: most this many of one note found by meaning alone.
+SENTENCE_BUDGET = 64
+PER_NOTE = 8
 
 
 @dataclass(frozen=True)
@@ -96,15 +102,14 @@ def _held(sentence: frozenset[str], words: frozenset[str]) -> int:
     )
 
 
-def _pick(
-    sentences: list[Sentence], cosines: np.ndarray, words: frozenset[str]
-) -> tuple[int, float]:
-    """The matching sentence's row: most query words held, then closest in meaning."""
-    best = max(
-        range(len(sentences)),
-        key=lambda i: (_held(sentences[i].content, words), float(cosines[i])),
-    )
-    return best, float(cosines.max())
+def _candidates(sentences: list[Sentence], words: frozenset[str], budget: int) -> list[int]:
+    """The rows worth embedding: the first sentence holding the most query words (a word
+    match shows where its words are), else the note's first ``budget`` sentences."""
+    counts = [_held(s.content, words) for s in sentences]
+    most = max(counts, default=0)
+    if most:
+        return [counts.index(most)]
+    return list(range(min(len(sentences), budget)))
 
 
 def search_notes(
@@ -120,54 +125,58 @@ def search_notes(
     """The hits of :func:`search` with their matching sentence, under-floor ones left out.
 
     Without an embedder (the index not yet embedded) every hit is kept, with the first
-    sentence holding the query's words. Runs on a worker: it may embed sentences."""
+    sentence holding the query's words. Runs on a worker: it may embed sentences — at most
+    :data:`SENTENCE_BUDGET` not yet in the cache, so a first search stays quick."""
     floor = RELEVANCE_FLOOR if floor is None else floor
     hits = search(index, query, k, types=types, statuses=statuses)
     words = content_words(query)
     bodies = _bodies(index, (h.note.path for h in hits))
-    embedding = index.embedding
-    qvec = None
-    if embedding is not None and index.vectors is not None and query.strip():
-        qvec = np.asarray(embedding.embed([query])[0], dtype=np.float32)
-        qvec /= max(float(np.linalg.norm(qvec)), 1e-9)
     per_note = {
-        h.note.path: split_sentences(bodies.get(h.note.path, ""))[:MAX_SENTENCES] for h in hits
+        h.note.path: split_sentences(bodies.get(h.note.path, "")[:MAX_BODY_CHARS])[:MAX_SENTENCES]
+        for h in hits
     }
-    vectors: dict[str, np.ndarray] = {}
-    if qvec is not None and embedding is not None:
-        texts = sorted({s.text for ss in per_note.values() for s in ss})
-        own = cache is None
-        store = cache or SentenceVectorCache(index.root)
-        try:
-            rows = store.vectors(
-                texts,
-                model_id=embedding.model_id,
-                dimension=embedding.dimension,
-                embed=embedding.embed,
-            )
-        finally:
-            if own:
-                store.close()
-        vectors = dict(zip(texts, rows, strict=True))
+    embedding = index.embedding
+    if embedding is None or index.vectors is None or not query.strip():
+        kept = []
+        for hit in hits:
+            rows = _candidates(per_note[hit.note.path], words, 1)
+            first = per_note[hit.note.path][rows[0]].quote if rows else None
+            kept.append(NoteMatch(hit, first, 1.0))
+        return SearchResults(tuple(kept), 0, floor)
+    qvec = np.asarray(embedding.embed([query])[0], dtype=np.float32)
+    qvec /= max(float(np.linalg.norm(qvec)), 1e-9)
+    # Which sentences each hit compares: one per word match; a share of the budget for
+    # each note found by meaning alone, best ranked first.
+    chosen: dict[str, list[int]] = {}
+    left = SENTENCE_BUDGET
+    for hit in hits:
+        rows = _candidates(per_note[hit.note.path], words, min(PER_NOTE, max(left, 1)))
+        chosen[hit.note.path] = rows
+        left -= len(rows)
+    texts = sorted({per_note[p][i].text for p, rows in chosen.items() for i in rows})
+    own = cache is None
+    store = cache or SentenceVectorCache(index.root)
+    try:
+        found = store.vectors(
+            texts, model_id=embedding.model_id, dimension=embedding.dimension, embed=embedding.embed
+        )
+    finally:
+        if own:
+            store.close()
+    vectors = dict(zip(texts, found, strict=True))
     matches: list[NoteMatch] = []
     left_out = 0
     for hit in hits:
         sentences = per_note[hit.note.path]
-        if qvec is None or index.vectors is None:
-            held = [s for s in sentences if _held(s.content, words)]
-            first = held[0] if held else (sentences[0] if sentences else None)
-            matches.append(NoteMatch(hit, first.quote if first else None, 1.0))
-            continue
         note_vec = index.vectors.vector(hit.note.path)
         relevance = _cosine(qvec, note_vec) if note_vec is not None else -1.0
         sentence = None
-        if sentences:
-            matrix = np.stack([vectors[s.text] for s in sentences])
-            norms = np.maximum(np.linalg.norm(matrix, axis=1), 1e-9)
-            cosines = (matrix @ qvec) / norms
-            row, best = _pick(sentences, cosines, words)
-            sentence = sentences[row].quote
-            relevance = max(relevance, best)
+        rows = chosen[hit.note.path]
+        if rows:
+            cosines = [_cosine(qvec, vectors[sentences[i].text]) for i in rows]
+            best = int(np.argmax(cosines))
+            sentence = sentences[rows[best]].quote
+            relevance = max(relevance, cosines[best])
         if relevance < floor:
             left_out += 1
             continue
