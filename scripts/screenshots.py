@@ -154,7 +154,8 @@ def main() -> int:
         window.grab().save(str(out / "a2-preview-related.png"))
         # Search: ranked results with why each matched and the snippet.
         notes.search_box.setText("the friday release window")  # type: ignore[attr-defined]
-        await asyncio.sleep(1.5)
+        await _wait(lambda: "match" in notes.count.text(), 60)  # type: ignore[attr-defined]
+        await asyncio.sleep(0.3)
         window.grab().save(str(out / "a3-search.png"))
         notes.search_box.clear()  # type: ignore[attr-defined]
         tensions = window.panel("tensions")

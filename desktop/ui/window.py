@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QIcon,
     QKeySequence,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -43,6 +44,9 @@ from desktop.ui.statusbar import QtStatusBar
 from desktop.ui.toast import QtUndoBar
 from desktop.ui.tray import QtTray, tray_available
 from desktop.ui.watcher import VaultWatcher
+
+#: Side docks on first show: (share of the window's width, least, most) in pixels.
+DOCK_SHARES = {"notes": (0.19, 260, 420), "preview": (0.24, 320, 560)}
 
 
 def app_icon() -> QIcon:
@@ -95,6 +99,7 @@ class MainWindow(QMainWindow):
         controller.sig_vault_opened.connect(self._vault_opened)
         controller.sig_settings_changed.connect(lambda _s: self._fill_recent())
         self._quitting = False
+        self._shown_once = False
         self.tray: QtTray | None = None
         if use_tray if use_tray is not None else tray_available():
             self.tray = QtTray(app_icon(), window=self, quit_app=self.quit_app)
@@ -125,10 +130,21 @@ class MainWindow(QMainWindow):
                 self.addDockWidget(area, dock)
                 self.docks[spec.key] = dock
                 self._view_menu.addAction(dock.toggleViewAction())
+        self._fit_docks()
+
+    def _fit_docks(self) -> None:
+        """The side docks' widths as shares of the window's (within bounds), so the tabs
+        keep most of a 1280-wide window and the note names fit at 1920."""
         left = self.docks.get("notes")
         right = self.docks.get("preview")
-        if left is not None and right is not None:
-            self.resizeDocks([left, right], [320, 420], Qt.Orientation.Horizontal)
+        if left is None or right is None:
+            return
+        width = self.width()
+        widths = [
+            round(min(max(width * share, low), high))
+            for share, low, high in (DOCK_SHARES["notes"], DOCK_SHARES["preview"])
+        ]
+        self.resizeDocks([left, right], widths, Qt.Orientation.Horizontal)
 
     def panel(self, key: str) -> QWidget:
         return self.ctx.panels[key]
@@ -231,6 +247,13 @@ class MainWindow(QMainWindow):
         history_ops.undo_all(self.controller, operation_ids, what=what)
 
     # ------------------------------------------------------------------ geometry and closing
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self.controller.settings.window_state:  # a saved layout is the user's
+                self._fit_docks()
 
     def _restore_geometry(self) -> None:
         s = self.controller.settings

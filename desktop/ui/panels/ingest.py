@@ -113,7 +113,7 @@ class QtIngestPanel(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.diff)
-        split.setStretchFactor(1, 3)
+        split.setSizes([2, 3])  # the claims' five columns need room beside the diff
 
         self.approve_button = QPushButton("Approve and write")
         self.approve_button.clicked.connect(self.approve)

@@ -85,7 +85,7 @@ class QtMemoryPanel(QWidget):
         body.addWidget(self._build_lists())
         body.addWidget(self._build_report())
         body.addWidget(make_box("Recall", self._build_recall()))
-        body.setSizes([150, 380, 260])
+        body.setSizes([120, 420, 200])  # the report holds two lists
         self.empty_hint = QLabel(EMPTY_MEMORY_HINT)
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setTextFormat(Qt.TextFormat.RichText)
@@ -169,7 +169,7 @@ class QtMemoryPanel(QWidget):
         self.report_text.setWordWrap(True)
         self.report_text.setTextFormat(Qt.TextFormat.RichText)
         self.accepted = make_tree(
-            ["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130]
+            ["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130, 90], stretch=2
         )
         self.accepted.itemActivated.connect(self._open_item)
         self.accepted.itemDoubleClicked.connect(self._open_item)
@@ -185,7 +185,9 @@ class QtMemoryPanel(QWidget):
 
     def _build_rejected(self) -> QWidget:
         self.rejected = make_tree(
-            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
+            ["Reason", "Subject", "Fragment", "Detail", "State"],
+            [120, 100, 220, 200, 80],
+            stretch=2,
         )
         self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
         self.requeue_button = QPushButton("Requeue")
@@ -211,7 +213,7 @@ class QtMemoryPanel(QWidget):
         self.recall_button = QPushButton("Recall")
         self.recall_button.clicked.connect(self.recall)
         self.results = make_tree(
-            ["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120]
+            ["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120, 50], stretch=2
         )
         self.results.itemActivated.connect(self._open_item)
         self.results.itemDoubleClicked.connect(self._open_item)

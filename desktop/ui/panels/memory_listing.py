@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGroupBox, QTreeWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHeaderView, QTreeWidget, QVBoxLayout, QWidget
 
 from desktop.flows.memory import (
     MemorySettings,
@@ -84,7 +84,9 @@ def report_summary(report: dict[str, Any]) -> str:
     return line
 
 
-def make_tree(headers: list[str], widths: list[int]) -> QTreeWidget:
+def make_tree(headers: list[str], widths: list[int], *, stretch: int | None = None) -> QTreeWidget:
+    """A flat list with columns; ``stretch`` (the text column) takes the width left, so
+    a narrow window elides that text instead of scrolling sideways (the tooltip has it)."""
     tree = QTreeWidget()
     tree.setHeaderLabels(headers)
     tree.setRootIsDecorated(False)
@@ -92,6 +94,11 @@ def make_tree(headers: list[str], widths: list[int]) -> QTreeWidget:
     tree.setWordWrap(False)
     for column, width in enumerate(widths):
         tree.setColumnWidth(column, width)
+    if stretch is not None:
+        header = tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
     return tree
 
 
