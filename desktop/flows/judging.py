@@ -165,6 +165,8 @@ class JudgingStats:
 #: Sentence pairs (by cosine) whose numbers are compared beyond the budget, and how many
 #: whose numbers clash are judged besides it.
 _VALUE_SCAN, _VALUE_EXTRA = 64, 2
+#: Sentences embedded per step when the embedding reports progress.
+EMBED_STEP = 128
 
 #: Alignment kinds that set a sentence pair aside before the judge reads it.
 _SET_ASIDE = {
@@ -324,19 +326,37 @@ class NoteJudge:
 
     # -- sentences ---------------------------------------------------------
 
-    def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def _embed(
+        self, texts: Sequence[str], progress: Progress | None = None, what: str = ""
+    ) -> npt.NDArray[np.float32]:
         t0 = time.perf_counter()
+        embed = self.embedding.embed
+        if progress is not None:
+            # In steps, each reported: on a vault not scanned yet this is a long phase, and
+            # its time left is measured on the sentences embedded.
+            def embed(batch: Sequence[str]) -> npt.NDArray[np.float32]:
+                parts = []
+                for start in range(0, len(batch), EMBED_STEP):
+                    progress(start, len(batch), f"{what}: {start} of {len(batch)} sentences")
+                    parts.append(self.embedding.embed(list(batch[start : start + EMBED_STEP])))
+                progress(len(batch), len(batch), f"{what}: {len(batch)} sentences")
+                return (
+                    np.concatenate(parts)
+                    if parts
+                    else np.zeros((0, self.embedding.dimension), np.float32)
+                )
+
         try:
             if self.cache is not None and texts:
                 return self.cache.vectors(
                     texts,
                     model_id=self.embedding.model_id,
                     dimension=self.embedding.dimension,
-                    embed=self.embedding.embed,
+                    embed=embed,
                 )
             if not texts:
                 return np.zeros((0, self.embedding.dimension), dtype=np.float32)
-            return np.asarray(self.embedding.embed(list(texts)), dtype=np.float32)
+            return np.asarray(embed(list(texts)), dtype=np.float32)
         finally:
             self.stats.seconds_embedding += time.perf_counter() - t0
 
@@ -345,10 +365,13 @@ class NoteJudge:
         notes: Mapping[str, str],
         *,
         names: Mapping[str, Iterable[str]] | None = None,
+        progress: Progress | None = None,
+        what: str = "embedding the sentences",
     ) -> None:
         """Split and embed ``path → body`` for the notes not seen yet (one embedding call).
 
-        ``names``: more words naming each note (title, aliases) beyond its file name."""
+        ``names``: more words naming each note (title, aliases) beyond its file name.
+        ``progress``: told ``(sentences embedded, sentences to embed, what)`` as it goes."""
         names = names or {}
         todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int, tuple[int, int]]] = []
         for path, body in notes.items():
@@ -388,7 +411,7 @@ class NoteJudge:
                 )
             )
         texts = [s.text for _, sents, *_ in todo for s in sents]
-        vectors = self._embed(texts)
+        vectors = self._embed(texts, progress, what)
         offset = 0
         for path, sents, cut, generic, own, boilerplate, (structure, lines) in todo:
             n = len(sents)
