@@ -43,7 +43,7 @@ PER_NOTE = 8
 @dataclass(frozen=True)
 class NoteMatch:
     hit: SearchHit
-    #: The sentence of the note that matched, as written (None: the note has no sentence).
+    #: The sentence of the note that matched, Markdown removed (None: the note has none).
     sentence: str | None
     #: Best cosine of the query to the note or one of its sentences.
     relevance: float
@@ -57,14 +57,18 @@ class SearchResults:
     floor: float
 
     def left_out_text(self) -> str:
-        """Why fewer notes are shown than matched, or ``""``."""
+        """How many matches are not shown and why, in one short line (``""``: none)."""
         if not self.left_out:
             return ""
-        notes, are = ("note", "is") if self.left_out == 1 else ("notes", "are")
+        weak = "weak match" if self.left_out == 1 else "weak matches"
+        return f"{self.left_out} {weak} not shown: meaning under the {self.floor:.2f} floor."
+
+    def left_out_why(self) -> str:
+        """The same, explained (the line's tooltip)."""
         return (
-            f"{self.left_out} more {notes} matched only weakly and {are} "
-            f"not shown: neither the note nor any of its sentences came within the "
-            f"relevance floor ({self.floor:.2f}) of the search in meaning."
+            "A match is shown when the note, or its sentence that matched, is within a cosine "
+            f"of {self.floor:.2f} of the search in meaning; these matched a word or came "
+            "close by meaning, but not that close."
         )
 
 
@@ -140,7 +144,7 @@ def search_notes(
         kept = []
         for hit in hits:
             rows = _candidates(per_note[hit.note.path], words, 1)
-            first = per_note[hit.note.path][rows[0]].quote if rows else None
+            first = per_note[hit.note.path][rows[0]].text if rows else None
             kept.append(NoteMatch(hit, first, 1.0))
         return SearchResults(tuple(kept), 0, floor)
     qvec = np.asarray(embedding.embed([query])[0], dtype=np.float32)
@@ -175,7 +179,7 @@ def search_notes(
         if rows:
             cosines = [_cosine(qvec, vectors[sentences[i].text]) for i in rows]
             best = int(np.argmax(cosines))
-            sentence = sentences[rows[best]].quote
+            sentence = sentences[rows[best]].text
             relevance = max(relevance, cosines[best])
         if relevance < floor:
             left_out += 1

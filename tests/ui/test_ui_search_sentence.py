@@ -9,6 +9,7 @@ import pytest
 
 from desktop.flows import note_search
 from desktop.flows.note_search import search_notes
+from desktop.flows.sentences import split_sentences
 from desktop.ui.panels.notes import PATH_ROLE, QtNotesPanel
 
 
@@ -44,8 +45,9 @@ def test_each_result_shows_the_sentence_that_matched(qtbot, make_window, vault: 
         title, _, shown = text.partition("\n    ")
         sentence = shown.replace("«", "").replace("»", "")
         assert sentence, f"no sentence under {title!r}"
-        body = " ".join((vault / path).read_text(encoding="utf-8").split())
-        assert sentence.rstrip("…") in body  # a sentence of that very note
+        body = (vault / path).read_text(encoding="utf-8")
+        own = {" ".join(x.text.split()) for x in split_sentences(body)}
+        assert any(o.startswith(sentence.rstrip("…")) for o in own)  # of that very note
         if "words match" in title:
             assert "«" in shown, (title, shown)  # the words searched, marked
     friday = next(t for p, t in results if p.endswith("ADR-0011 Friday release window.md"))
@@ -70,9 +72,11 @@ def test_results_under_the_floor_are_left_out_and_counted(
     assert panel.list.count() == len(scores) - under
     assert panel.left_out.isVisible()
     assert panel.left_out.text() == (
-        f"{under} more notes matched only weakly and are not shown: neither the note nor any "
-        f"of its sentences came within the relevance floor ({floor:.2f}) of the search in "
-        "meaning."
+        f"{under} weak matches not shown: meaning under the {floor:.2f} floor."
+    )
+    assert panel.left_out.toolTip().startswith(
+        f"A match is shown when the note, or its sentence that matched, is within a cosine of "
+        f"{floor:.2f} of the search in meaning"
     )
     # A search everything passes says nothing of a floor.
     monkeypatch.setattr(note_search, "RELEVANCE_FLOOR", -2.0)

@@ -151,7 +151,7 @@ class QtMemoryPanel(QWidget):
     def _build_lists(self) -> QSplitter:
         """Pending batches beside the subject pages."""
         self.pending = make_tree(
-            ["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70]
+            ["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70, 80], stretch=4
         )
         self.pages = QListWidget()
         self.pages.itemActivated.connect(self._open_page)
@@ -177,10 +177,10 @@ class QtMemoryPanel(QWidget):
         rb = QVBoxLayout(report_box)
         rb.setContentsMargins(6, 6, 6, 6)
         rb.addWidget(self.report_text)
-        report_split = QSplitter(Qt.Orientation.Vertical)
-        report_split.addWidget(make_box("Accepted facts", self.accepted))
-        report_split.addWidget(make_box("Rejected fragments", self._build_rejected()))
-        rb.addWidget(report_split, 1)
+        self.report_lists = QSplitter(Qt.Orientation.Vertical)
+        self.report_lists.addWidget(make_box("Accepted facts", self.accepted))
+        self.report_lists.addWidget(make_box("Rejected fragments", self._build_rejected()))
+        rb.addWidget(self.report_lists, 1)
         return report_box
 
     def _build_rejected(self) -> QWidget:
@@ -304,12 +304,14 @@ class QtMemoryPanel(QWidget):
             if listing.rejected
             else "No rejected fragment."
         )
-        self.empty_hint.setVisible(
+        empty = (
             not listing.pending
             and not listing.pages
             and not listing.rejected
             and listing.report is None
         )
+        self.empty_hint.setVisible(empty)
+        self.report_lists.setVisible(not empty)  # no empty lists under the hint
         if listing.report is None:
             if self.report is not None:
                 self._clear_report()

@@ -52,6 +52,7 @@ class Listing:
     hits: dict[str, NoteMatch] = field(default_factory=dict)
     #: Search only: why some matches are not shown (``""``: all are).
     left_out: str = ""
+    left_out_why: str = ""
     #: Search only: what was searched.
     query: str = ""
 
@@ -78,6 +79,7 @@ def list_notes(
         rows = [m.hit.note for m in found.matches]
         listing.hits = {m.hit.note.path: m for m in found.matches}
         listing.left_out = found.left_out_text()
+        listing.left_out_why = found.left_out_why()
         listing.query = text
     else:
         rows = index.notes(types=types, statuses=statuses)
@@ -148,6 +150,7 @@ class QtNotesPanel(QWidget):
         #: The flat list (also the search results); the tree holds the same notes by folder.
         self.list = QListWidget()
         self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)  # a result's title and sentence read as one
         self.list.currentItemChanged.connect(self._selected)
         self.list.itemActivated.connect(self._selected)
         self.tree = QTreeWidget()
@@ -287,6 +290,7 @@ class QtNotesPanel(QWidget):
         noun = plural(len(listing.rows), "match", "matches") if searching else None
         self.count.setText(noun or plural(len(listing.rows), "note"))
         self.left_out.setText(listing.left_out if searching else "")
+        self.left_out.setToolTip(listing.left_out_why)
         self.left_out.setVisible(searching and bool(listing.left_out))
         self.sig_notes_listed.emit(len(listing.rows))
 
