@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop.flows import judging
+from desktop.flows import embedding
 from desktop.flows.judging import NoteJudge
 from tests.test_judging import A, B, C, judge, model
 
 
 def test_embedding_the_sentences_reports_each_step(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(judging, "EMBED_STEP", 2)
+    monkeypatch.setattr(embedding, "EMBED_STEP", 2)
     nj = NoteJudge(judge(), model())
     seen: list[tuple[int, int, str]] = []
     nj.prepare({"a": A, "b": B, "c": C}, progress=lambda *a: seen.append(a), what="embedding")

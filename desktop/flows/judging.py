@@ -53,6 +53,7 @@ from desktop.flows.alignment import (
     tokens,
     word_set,
 )
+from desktop.flows.embedding import embed_in_steps
 from desktop.flows.progress import Progress
 from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
@@ -165,8 +166,6 @@ class JudgingStats:
 #: Sentence pairs (by cosine) whose numbers are compared beyond the budget, and how many
 #: whose numbers clash are judged besides it.
 _VALUE_SCAN, _VALUE_EXTRA = 64, 2
-#: Sentences embedded per step when the embedding reports progress.
-EMBED_STEP = 128
 
 #: Alignment kinds that set a sentence pair aside before the judge reads it.
 _SET_ASIDE = {
@@ -332,20 +331,7 @@ class NoteJudge:
         t0 = time.perf_counter()
         embed = self.embedding.embed
         if progress is not None:
-            # In steps, each reported: on a vault not scanned yet this is a long phase, and
-            # its time left is measured on the sentences embedded.
-            def embed(batch: Sequence[str]) -> npt.NDArray[np.float32]:
-                parts = []
-                for start in range(0, len(batch), EMBED_STEP):
-                    progress(start, len(batch), f"{what}: {start} of {len(batch)} sentences")
-                    parts.append(self.embedding.embed(list(batch[start : start + EMBED_STEP])))
-                progress(len(batch), len(batch), f"{what}: {len(batch)} sentences")
-                return (
-                    np.concatenate(parts)
-                    if parts
-                    else np.zeros((0, self.embedding.dimension), np.float32)
-                )
-
+            embed = embed_in_steps(self.embedding, progress, what)
         try:
             if self.cache is not None and texts:
                 return self.cache.vectors(
@@ -370,7 +356,7 @@ class NoteJudge:
     ) -> None:
         """Split and embed ``path → body`` for the notes not seen yet (one embedding call).
 
-        ``names``: more words naming each note (title, aliases) beyond its file name.
+        ``names``: more words naming each note (title, aliases) beyond its file name;
         ``progress``: told ``(sentences embedded, sentences to embed, what)`` as it goes."""
         names = names or {}
         todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int, tuple[int, int]]] = []
@@ -519,17 +505,12 @@ class NoteJudge:
         ends = np.cumsum([len(picked) for _, _, picked, _, _ in plans]).tolist()
 
         def tell(sentence_pairs: int) -> None:
-            if progress is None:
-                return
-            notes = bisect.bisect_right(ends, sentence_pairs)
-            what = f"judging {notes} of {len(plans)} note pairs"
-            if flat:
-                # The count is of sentence pairs, the judge's unit of work (a note pair holds
-                # none to a dozen), so the time left is measured on what takes the time
-                # (tests/perf/measure_scan_eta.py; the words still count note pairs).
-                progress(sentence_pairs, len(flat), what)
-            else:
-                progress(len(plans), len(plans), what)
+            # Counted in sentence pairs, the judge's unit of work (a note pair holds none to a
+            # dozen), so the time left follows what takes the time; the words say note pairs.
+            if progress is not None:
+                notes = bisect.bisect_right(ends, sentence_pairs)
+                done, total = (sentence_pairs, len(flat)) if flat else (notes, len(plans))
+                progress(done, total, f"judging {notes} of {len(plans)} note pairs")
 
         tell(0)
         for start in range(0, len(flat), step):

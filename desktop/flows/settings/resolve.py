@@ -85,7 +85,7 @@ def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -
         runtime = replace(runtime, judge_path=o.judge_path)
     # The whole-vault budget and the types it leaves out are the user's (Settings ▸ Scan);
     # a command line's flag is one run's.
-    saved_scan = {"max_pairs": s.scan.max_pairs, "skip_types": s.scan.skip_types}
+    saved_scan: dict[str, Any] = {"max_pairs": s.scan.max_pairs, "skip_types": s.scan.skip_types}
     given = {k: v for k, v in o.scan.items() if v is not None}
     scan = replace(s.scan_settings(), **(saved_scan | given))
     memory = MemorySettings(subjects_folder=s.folders.subjects)
