@@ -105,7 +105,7 @@ class MainWindow(QMainWindow):
             self.tray = QtTray(app_icon(), window=self, quit_app=self.quit_app)
             self.tray.show()
         self._restore_geometry()
-        self.setAcceptDrops(True)  # a conversation transcript dropped anywhere is imported
+        self.setAcceptDrops(True)  # a conversation transcript (.jsonl) dropped anywhere is imported
         if controller.settings_problem:
             self.errors.show_error("Reading the settings", controller.settings_problem)
 
@@ -222,11 +222,11 @@ class MainWindow(QMainWindow):
             self.ctx.panels["memory"].choose_and_import()  # type: ignore[attr-defined]
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if "memory" in self.ctx.panels and dropped_files(event.mimeData()):
+        if "memory" in self.ctx.panels and dropped_files(event.mimeData(), transcripts_only=True):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        files = dropped_files(event.mimeData())
+        files = dropped_files(event.mimeData(), transcripts_only=True)
         if files and "memory" in self.ctx.panels:
             event.acceptProposedAction()
             self.show_panel("memory")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from desktop.flows.memory import import_transcript, pending_batches
@@ -33,17 +33,20 @@ def cli_report(tmp_path: Path, file: Path) -> str:
 
 
 def drop(target: QWidget, *files: Path) -> None:
-    """Drop ``files`` on ``target`` as a file manager would."""
+    """Drag ``files`` onto ``target`` and drop them, as a file manager would: through the
+    event filters (Ingest watches the window's drops too)."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    event = QDropEvent(
-        QPointF(10, 10),
+    args = (
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
     )
-    target.dropEvent(event)
+    enter = QDragEnterEvent(QPoint(10, 10), *args)
+    QCoreApplication.sendEvent(target, enter)
+    assert enter.isAccepted(), "the drag was refused"
+    QCoreApplication.sendEvent(target, QDropEvent(QPointF(10, 10), *args))
 
 
 def test_empty_panel_says_how_to_start_and_the_button_imports_with_the_cli_report(
@@ -95,6 +98,13 @@ def test_a_transcript_dropped_on_the_window_is_imported(qtbot, make_window, vaul
         drop(window, TRANSCRIPT)
     assert window.tabs.currentWidget() is panel
     assert [b.lines for b in pending_batches(vault)] == [6]
+    # A note dropped on the window is the Ingest panel's, not memory's.
+    ingest = window.panel("ingest")
+    drop(window, vault / "Decisions" / "ADR-0011 Friday release window.md")
+    assert window.tabs.currentWidget() is ingest
+    assert ingest.runner.running  # planning it (nothing is written before Approve)
+    assert not panel.transcripts.importer.running  # an import would have started at once
+    ingest.runner.stop()
 
 
 def test_a_bad_file_is_refused_with_the_flows_message_and_nothing_is_lost(

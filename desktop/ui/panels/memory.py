@@ -1,5 +1,7 @@
-"""Memory: pending batches, Consolidate now (progress, Stop), the last report with its
-accepted facts and rejected fragments (Requeue), subject pages, and a recall box.
+"""Memory: transcript import (button, File menu, a file dropped here or a ``.jsonl`` on the
+window: :mod:`desktop.ui.panels.memory_import`), pending batches, Consolidate now (progress,
+Stop), the last report with its accepted facts and rejected fragments (Requeue), subject
+pages, and a recall box; empty, it says how to start.
 
 Everything that reads or writes the vault runs on a worker; consolidation on
 its own (:mod:`desktop.ui.panels.memory_runner`), recall on another, so a

@@ -67,11 +67,21 @@ def imports_summary(outcomes: Sequence[ImportOutcome]) -> str:
     return "\n".join(o.line() for o in outcomes)
 
 
-def dropped_files(mime: QMimeData) -> list[Path]:
-    """The local files of a drag (folders and remote URLs are not transcripts)."""
+#: What a file dropped on the window must be called to be taken for a transcript: other
+#: files go to the panel they belong to (Ingest takes Markdown, text, HTML, PDF). On the
+#: Memory panel itself any file is tried, and refused by the import if it is not one.
+TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+def dropped_files(mime: QMimeData, *, transcripts_only: bool = False) -> list[Path]:
+    """The local files of a drag; ``transcripts_only``: only if every one is named as a
+    transcript (:data:`TRANSCRIPT_SUFFIXES`)."""
     if not mime.hasUrls():
         return []
-    return [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+    files = [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+    if transcripts_only and any(f.suffix.lower() not in TRANSCRIPT_SUFFIXES for f in files):
+        return []
+    return files
 
 
 def choose_transcripts(parent: QWidget | None) -> list[Path]:
