@@ -54,3 +54,19 @@ def test_a_saved_layout_is_kept(opened) -> None:  # type: ignore[no-untyped-def]
     kept = first.docks["notes"].width()
     second = opened(1920, 1080)
     assert abs(second.docks["notes"].width() - kept) <= 12
+
+
+def test_lists_fit_their_width_at_1280_by_720(opened) -> None:  # type: ignore[no-untyped-def]
+    """No sideways scrolling in the memory lists or the ingest claims: their text columns
+    take the width left and elide (the tooltips hold the whole text)."""
+    window = opened(1280, 720)
+    memory = window.panel("memory")
+    window.show_panel("memory")
+    QCoreApplication.processEvents()
+    for tree in (memory.accepted, memory.rejected, memory.results, memory.pending):
+        assert tree.header().length() <= tree.viewport().width() + 1, tree.headerItem().text(0)
+    ingest = window.panel("ingest")
+    window.show_panel("ingest")
+    QCoreApplication.processEvents()
+    claims = ingest.tensions
+    assert claims.header().length() <= claims.viewport().width() + 1

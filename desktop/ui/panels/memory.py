@@ -170,6 +170,7 @@ class QtMemoryPanel(QWidget):
         self.report_text = QLabel("No consolidation yet.")
         self.report_text.setWordWrap(True)
         self.report_text.setTextFormat(Qt.TextFormat.RichText)
+        self.report_text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.accepted = make_tree(
             ["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130, 90], stretch=2
         )
