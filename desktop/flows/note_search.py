@@ -129,8 +129,9 @@ def search_notes(
     """The hits of :func:`search` with their matching sentence, under-floor ones left out.
 
     Without an embedder (the index not yet embedded) every hit is kept, with the first
-    sentence holding the query's words. Runs on a worker: it may embed sentences — at most
-    :data:`SENTENCE_BUDGET` not yet in the cache, so a first search stays quick."""
+    sentence holding the query's words. Runs on a worker: it compares about
+    :data:`SENTENCE_BUDGET` sentences (one per note once that is spent), embedding those the
+    cache does not hold yet, so a first search stays quick."""
     floor = RELEVANCE_FLOOR if floor is None else floor
     hits = search(index, query, k, types=types, statuses=statuses)
     words = content_words(query)
