@@ -4,7 +4,7 @@ The Notes tree, the preview with its Related notes, a search, a scan in progress
 a second scan with the first one's results greyed, every tab, the stronger-model
 dialog and the Problems window.
 
-    python scripts/screenshots.py [--out /tmp/antinomy-shots] [--mode classic]
+    python scripts/screenshots.py [--out /tmp/antinomy-shots] [--mode classic] [--size 1920x1080]
 
 With ``--review N``: review at scale instead, at 1280×800 — a saved scan of N
 pairs of the sample vault's own notes (no scan is run), a dismissal with its
@@ -96,7 +96,9 @@ def main() -> int:
     parser.add_argument("--cap", type=int, default=20, help="classic-mode note cap")
     parser.add_argument("--review", type=int, default=0, metavar="N", help="review N pairs")
     parser.add_argument("--dark", action="store_true", help="a dark palette")
+    parser.add_argument("--size", default="1400x860", help="window size, WIDTHxHEIGHT")
     args = parser.parse_args()
+    width, height = (int(n) for n in args.size.lower().split("x"))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["ANTINOMY_HOME"] = tempfile.mkdtemp(prefix="antinomy-shots-home-")
 
@@ -117,7 +119,7 @@ def main() -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = build_window(loop=loop, log_handler=install_log_handler(), use_tray=False)
-    window.resize(1400, 860)
+    window.resize(width, height)
     window.show()
     if args.review:
         vault = ensure_sample_vault(Path(tempfile.mkdtemp(prefix="antinomy-shots-vault-")))
@@ -133,9 +135,7 @@ def main() -> int:
         c = window.controller
         from dataclasses import replace
 
-        from desktop.flows.settings import ScanCaps
-
-        c.update_settings(replace(c.settings, scan=ScanCaps(cap=args.cap)))
+        c.update_settings(replace(c.settings, scan=replace(c.settings.scan, cap=args.cap)))
         c.start(vault)
         await _wait(lambda: c.runtime.state in (State.READY, State.FAILED), 120)
         await _wait(lambda: c.index is not None and c.index.embedding is not None, 120)
@@ -154,7 +154,8 @@ def main() -> int:
         window.grab().save(str(out / "a2-preview-related.png"))
         # Search: ranked results with why each matched and the snippet.
         notes.search_box.setText("the friday release window")  # type: ignore[attr-defined]
-        await asyncio.sleep(1.5)
+        await _wait(lambda: "match" in notes.count.text(), 60)  # type: ignore[attr-defined]
+        await asyncio.sleep(0.3)
         window.grab().save(str(out / "a3-search.png"))
         notes.search_box.clear()  # type: ignore[attr-defined]
         tensions = window.panel("tensions")
@@ -179,6 +180,16 @@ def main() -> int:
             await asyncio.sleep(0.3)
             name = window.tabs.tabText(i).lower().replace(" ", "-")
             window.grab().save(str(out / f"{i + 1:02d}-{name}.png"))
+        # Memory after a transcript import (the tab above shows it empty, with its hint).
+        memory = window.panel("memory")
+        window.show_panel("memory")
+        transcript = (
+            Path(__file__).resolve().parents[1] / "tests/data/memory/claude_transcript.jsonl"
+        )
+        memory.import_files([transcript])  # type: ignore[attr-defined]
+        await _wait(lambda: memory.transcripts.report.isVisible(), 60)  # type: ignore[attr-defined]
+        await asyncio.sleep(1.0)
+        window.grab().save(str(out / "70-memory-imported.png"))
         from desktop.ui.dialogs.stronger_model import QtStrongerModelDialog
 
         dialog = QtStrongerModelDialog(c.settings, loop=c.loop, parent=window)

@@ -104,16 +104,21 @@ def test_structured_output_announces_each_attempt() -> None:
     assert result.status == "ok" and attempts == [0, 1]
 
 
-def test_judging_counts_note_pairs_not_sentence_pairs() -> None:
+def test_judging_says_note_pairs_and_counts_the_sentence_pairs_it_judges() -> None:
+    """The words count note pairs; the fraction (and so the time left) follows the
+    sentence pairs, the judge's unit of work: a note pair holds none to a dozen."""
     nj = NoteJudge(judge(), model())
     nj.settings = type(nj.settings)(batch=1)
     nj.prepare({"a": A, "b": B, "c": C})
     seen: list[tuple[int, int, str]] = []
     nj.judge_pairs([("a", "b"), ("a", "c"), ("b", "c")], progress=lambda *a: seen.append(a))
-    assert seen[0] == (0, 3, "judging 0 of 3 note pairs")
-    assert seen[-1] == (3, 3, "judging 3 of 3 note pairs")
-    counts = [d for d, _, _ in seen]
-    assert counts == sorted(counts) and all(t == 3 for _, t, _ in seen)
+    sentence_pairs = nj.stats.sentence_pairs_judged
+    assert sentence_pairs > 3
+    assert seen[0] == (0, sentence_pairs, "judging 0 of 3 note pairs")
+    assert seen[-1] == (sentence_pairs, sentence_pairs, "judging 3 of 3 note pairs")
+    assert [d for d, _, _ in seen] == list(range(sentence_pairs + 1))  # one per judge call
+    notes = [int(w.split()[1]) for _, _, w in seen]
+    assert notes == sorted(notes) and all(t == sentence_pairs for _, t, _ in seen)
 
 
 def test_cli_progress_line_says_the_phase_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -139,11 +139,7 @@ def run_import(args: argparse.Namespace) -> int:
     if args.json:
         print_json(asdict(report))
         return exits.OK
-    print(
-        f"imported {report.turns_captured} turns ({report.lines_written} lines) from "
-        f"{report.path}; skipped {report.turns_skipped} (tool noise, subagents, blank); "
-        f"{report.secrets_masked} secrets masked; {report.withdrawn_turns} withdrawals"
-    )
+    print(report.summary())
     if report.bad_records:
         print(f"  {report.bad_records} unreadable lines ignored", file=sys.stderr)
     return exits.OK

@@ -53,6 +53,7 @@ from desktop.flows.alignment import (
     tokens,
     word_set,
 )
+from desktop.flows.embedding import embed_in_steps
 from desktop.flows.progress import Progress
 from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
@@ -324,19 +325,24 @@ class NoteJudge:
 
     # -- sentences ---------------------------------------------------------
 
-    def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def _embed(
+        self, texts: Sequence[str], progress: Progress | None = None, what: str = ""
+    ) -> npt.NDArray[np.float32]:
         t0 = time.perf_counter()
+        embed = self.embedding.embed
+        if progress is not None:
+            embed = embed_in_steps(self.embedding, progress, what)
         try:
             if self.cache is not None and texts:
                 return self.cache.vectors(
                     texts,
                     model_id=self.embedding.model_id,
                     dimension=self.embedding.dimension,
-                    embed=self.embedding.embed,
+                    embed=embed,
                 )
             if not texts:
                 return np.zeros((0, self.embedding.dimension), dtype=np.float32)
-            return np.asarray(self.embedding.embed(list(texts)), dtype=np.float32)
+            return np.asarray(embed(list(texts)), dtype=np.float32)
         finally:
             self.stats.seconds_embedding += time.perf_counter() - t0
 
@@ -345,10 +351,13 @@ class NoteJudge:
         notes: Mapping[str, str],
         *,
         names: Mapping[str, Iterable[str]] | None = None,
+        progress: Progress | None = None,
+        what: str = "embedding the sentences",
     ) -> None:
         """Split and embed ``path → body`` for the notes not seen yet (one embedding call).
 
-        ``names``: more words naming each note (title, aliases) beyond its file name."""
+        ``names``: more words naming each note (title, aliases) beyond its file name;
+        ``progress``: told ``(sentences embedded, sentences to embed, what)`` as it goes."""
         names = names or {}
         todo: list[tuple[str, list[Sentence], int, int, frozenset[str], int, tuple[int, int]]] = []
         for path, body in notes.items():
@@ -388,7 +397,7 @@ class NoteJudge:
                 )
             )
         texts = [s.text for _, sents, *_ in todo for s in sents]
-        vectors = self._embed(texts)
+        vectors = self._embed(texts, progress, what)
         offset = 0
         for path, sents, cut, generic, own, boilerplate, (structure, lines) in todo:
             n = len(sents)
@@ -496,9 +505,12 @@ class NoteJudge:
         ends = np.cumsum([len(picked) for _, _, picked, _, _ in plans]).tolist()
 
         def tell(sentence_pairs: int) -> None:
+            # Counted in sentence pairs, the judge's unit of work (a note pair holds none to a
+            # dozen), so the time left follows what takes the time; the words say note pairs.
             if progress is not None:
                 notes = bisect.bisect_right(ends, sentence_pairs)
-                progress(notes, len(plans), f"judging {notes} of {len(plans)} note pairs")
+                done, total = (sentence_pairs, len(flat)) if flat else (notes, len(plans))
+                progress(done, total, f"judging {notes} of {len(plans)} note pairs")
 
         tell(0)
         for start in range(0, len(flat), step):

@@ -10,7 +10,15 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QIcon,
+    QKeySequence,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -31,10 +39,14 @@ from desktop.ui.errors import ErrorPresenter
 from desktop.ui.logview import QtLogHandler
 from desktop.ui.operations import history as history_ops
 from desktop.ui.panels import panels
+from desktop.ui.panels.memory_import import dropped_files
 from desktop.ui.statusbar import QtStatusBar
 from desktop.ui.toast import QtUndoBar
 from desktop.ui.tray import QtTray, tray_available
 from desktop.ui.watcher import VaultWatcher
+
+#: Side docks on first show: (share of the window's width, least, most) in pixels.
+DOCK_SHARES = {"notes": (0.19, 260, 420), "preview": (0.24, 320, 560)}
 
 
 def app_icon() -> QIcon:
@@ -87,11 +99,13 @@ class MainWindow(QMainWindow):
         controller.sig_vault_opened.connect(self._vault_opened)
         controller.sig_settings_changed.connect(lambda _s: self._fill_recent())
         self._quitting = False
+        self._shown_once = False
         self.tray: QtTray | None = None
         if use_tray if use_tray is not None else tray_available():
             self.tray = QtTray(app_icon(), window=self, quit_app=self.quit_app)
             self.tray.show()
         self._restore_geometry()
+        self.setAcceptDrops(True)  # a conversation transcript (.jsonl) dropped anywhere is imported
         if controller.settings_problem:
             self.errors.show_error("Reading the settings", controller.settings_problem)
 
@@ -116,10 +130,21 @@ class MainWindow(QMainWindow):
                 self.addDockWidget(area, dock)
                 self.docks[spec.key] = dock
                 self._view_menu.addAction(dock.toggleViewAction())
+        self._fit_docks()
+
+    def _fit_docks(self) -> None:
+        """The side docks' widths as shares of the window's (within bounds), so the tabs
+        keep most of a 1280-wide window and the note names fit at 1920."""
         left = self.docks.get("notes")
         right = self.docks.get("preview")
-        if left is not None and right is not None:
-            self.resizeDocks([left, right], [320, 420], Qt.Orientation.Horizontal)
+        if left is None or right is None:
+            return
+        width = self.width()
+        widths = [
+            round(min(max(width * share, low), high))
+            for share, low, high in (DOCK_SHARES["notes"], DOCK_SHARES["preview"])
+        ]
+        self.resizeDocks([left, right], widths, Qt.Orientation.Horizontal)
 
     def panel(self, key: str) -> QWidget:
         return self.ctx.panels[key]
@@ -141,6 +166,11 @@ class MainWindow(QMainWindow):
         file_menu.addAction(open_action)
         self._recent_menu = file_menu.addMenu("Open &recent")
         self._fill_recent()
+        import_action = QAction("&Import conversation transcript…", self)
+        import_action.setToolTip("Capture a Claude Code transcript (.jsonl) into memory")
+        import_action.triggered.connect(self.import_transcript)
+        file_menu.addAction(import_action)
+        self.import_action = import_action
         settings_action = QAction("&Settings…", self)
         settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         settings_action.triggered.connect(self.edit_settings)
@@ -185,6 +215,23 @@ class MainWindow(QMainWindow):
         if folder:
             self.controller.open_vault(Path(folder))
 
+    def import_transcript(self) -> None:
+        """File ▸ Import conversation transcript…: the Memory panel imports it, in view."""
+        if "memory" in self.ctx.panels:
+            self.show_panel("memory")
+            self.ctx.panels["memory"].choose_and_import()  # type: ignore[attr-defined]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if "memory" in self.ctx.panels and dropped_files(event.mimeData(), transcripts_only=True):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = dropped_files(event.mimeData(), transcripts_only=True)
+        if files and "memory" in self.ctx.panels:
+            event.acceptProposedAction()
+            self.show_panel("memory")
+            self.ctx.panels["memory"].import_files(files)  # type: ignore[attr-defined]
+
     def edit_settings(self) -> None:
         dialog = SettingsDialog(self.controller.settings, self, vault=self.controller.root)
         if dialog.exec() and dialog.result_settings is not None:
@@ -200,6 +247,13 @@ class MainWindow(QMainWindow):
         history_ops.undo_all(self.controller, operation_ids, what=what)
 
     # ------------------------------------------------------------------ geometry and closing
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self.controller.settings.window_state:  # a saved layout is the user's
+                self._fit_docks()
 
     def _restore_geometry(self) -> None:
         s = self.controller.settings

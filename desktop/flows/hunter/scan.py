@@ -318,10 +318,13 @@ class ScanJob:
             pairs = [p for p in pairs if p not in recorded]
         again = self.learning.pairs_to_judge_again(pairs, self.load_indexed)
         paths = sorted({p for pair in (*pairs, *again) for p in pair})
-        self.tick(0, 1, f"reading and embedding the sentences of {plural(len(paths), 'note')}")
+        what = f"reading and embedding the sentences of {plural(len(paths), 'note')}"
+        self.tick(0, 1, what)
         summaries = self.index.summaries(paths)
         self.names.update({p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p))})
-        self.judging.prepare({p: self.loaded[p].text for p in paths}, names=self.names)
+        self.judging.prepare(
+            {p: self.loaded[p].text for p in paths}, names=self.names, progress=self.tick, what=what
+        )
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -44,8 +45,22 @@ class ImportReport:
     withdrawn_turns: int
     bad_records: int
 
+    def summary(self) -> str:
+        """The report in one line, as the CLI prints it and the window shows it."""
+        return (
+            f"imported {self.turns_captured} turns ({self.lines_written} lines) from "
+            f"{self.path}; skipped {self.turns_skipped} (tool noise, subagents, blank); "
+            f"{self.secrets_masked} secrets masked; {self.withdrawn_turns} withdrawals"
+        )
 
-def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
+
+#: ``progress(done, total, what)``: turns captured so far of those the file holds.
+ImportProgress = Callable[[int, int, str], None]
+
+
+def import_transcript(
+    vault: str | Path, file: str | Path, *, progress: ImportProgress | None = None
+) -> ImportReport:
     """Capture every user/assistant text turn of a Claude Code JSONL transcript."""
     path = Path(file)
     try:
@@ -57,6 +72,14 @@ def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
     except UnicodeDecodeError:
         raise TranscriptInvalid(
             f"{path} is not UTF-8 text — is it a Claude Code transcript?"
+        ) from None
+    except IsADirectoryError:
+        raise TranscriptInvalid(
+            f"{path} is a folder — give one transcript file (.jsonl) inside it."
+        ) from None
+    except OSError as exc:
+        raise TranscriptInvalid(
+            f"Cannot read {path}: {exc.strerror or exc} — nothing was imported."
         ) from None
     records: list[tuple[int, dict[str, Any]]] = []
     bad = 0
@@ -88,7 +111,12 @@ def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
                 ) from None
     captured = skipped = lines = secrets = withdrawn = 0
     fallback_session = _SESSION_SAFE.sub("-", path.stem)[:100] or "import"
+    total = sum(turn is not None for _, _, turn in turns)
+    done = 0
     for _, record, turn in turns:
+        if turn is not None and progress is not None:
+            progress(done, total, f"capturing turn {done + 1} of {total} from {path.name}")
+            done += 1
         if turn is None:
             skipped += 1
             continue
@@ -102,6 +130,8 @@ def import_transcript(vault: str | Path, file: str | Path) -> ImportReport:
         lines += len(result.line_ids)
         secrets += result.secrets_masked
         withdrawn += result.status == "withdrawn"
+    if progress is not None:
+        progress(total, total, f"captured {captured} turns from {path.name}")
     return ImportReport(str(path), captured, skipped, lines, secrets, withdrawn, bad)
 
 

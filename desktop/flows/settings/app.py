@@ -139,6 +139,10 @@ class EmbedderBackendSettings(_ServerChoice):
         )
 
 
+#: The largest whole-vault budget the settings take: about an hour of judging on a laptop.
+MAX_SCAN_PAIRS = 20000
+
+
 @dataclass(frozen=True)
 class ScanCaps:
     #: Classic mode: newest notes in one prompt.
@@ -151,6 +155,10 @@ class ScanCaps:
     #: Ask the user's own language-model server (backend http) about each pair about to be
     #: shown (``ScanSettings.second_opinion``). Off by default.
     second_opinion: bool = False
+    #: Whole vault: candidate note pairs judged in one run (``antinomy scan --max-pairs``).
+    max_pairs: int = ScanSettings.max_pairs
+    #: Whole vault: note types never scanned (derived or retired notes).
+    skip_types: tuple[str, ...] = ScanSettings.skip_types
 
     def __post_init__(self) -> None:
         _check(2 <= self.cap <= 500, f"scan.cap must be between 2 and 500 notes, not {self.cap}.")
@@ -169,6 +177,15 @@ class ScanCaps:
         _check(
             isinstance(self.second_opinion, bool),
             f"scan.second_opinion must be true or false, not {self.second_opinion!r}.",
+        )
+        _check(
+            1 <= self.max_pairs <= MAX_SCAN_PAIRS,
+            f"scan.max_pairs must be between 1 and {MAX_SCAN_PAIRS} note pairs, "
+            f"not {self.max_pairs}.",
+        )
+        _check(
+            all(isinstance(t, str) and t.strip() for t in self.skip_types),
+            "scan.skip_types must be note types (words such as 'source'), or empty to skip none.",
         )
 
 

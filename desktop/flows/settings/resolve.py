@@ -95,7 +95,11 @@ def resolve(overrides: Overrides | None = None, saved: Settings | None = None) -
     runtime = s.runtime_settings()
     if o.judge_path:
         runtime = replace(runtime, judge_path=o.judge_path)
-    scan = replace(s.scan_settings(), **{k: v for k, v in o.scan.items() if v is not None})
+    # The whole-vault budget and the types it leaves out are the user's (Settings ▸ Scan);
+    # a command line's flag is one run's.
+    saved_scan: dict[str, Any] = {"max_pairs": s.scan.max_pairs, "skip_types": s.scan.skip_types}
+    given = {k: v for k, v in o.scan.items() if v is not None}
+    scan = replace(s.scan_settings(), **(saved_scan | given))
     memory = MemorySettings(subjects_folder=s.folders.subjects)
     return Resolved(settings=s, runtime=runtime, folders=s.folders, scan=scan, memory=memory)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -30,11 +31,24 @@ class DefeatForm:
     replaced_by: str | None
 
 
+#: A normal dialog window: title bar with its title, a close button, no help button.
+DIALOG_FLAGS = (
+    Qt.WindowType.Dialog
+    | Qt.WindowType.WindowTitleHint
+    | Qt.WindowType.WindowSystemMenuHint
+    | Qt.WindowType.WindowCloseButtonHint
+)
+
+
 class _Form(QDialog):
     def __init__(self, title: str, intro: str, parent: QWidget | None) -> None:
-        super().__init__(parent)
+        # Parented to the window, not to the panel that asks: a dialog owned by a widget
+        # deep in a dock is placed and decorated as that widget's child on some systems.
+        super().__init__(parent.window() if parent is not None else None, DIALOG_FLAGS)
         self.setWindowTitle(title)
-        self.resize(520, 0)
+        # Wide enough to read, as tall as the form: a window first made zero pixels high
+        # (the old ``resize(520, 0)``) is shown by some window managers without its frame.
+        self.setMinimumWidth(520)
         self.form = QFormLayout()
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -50,6 +64,7 @@ class _Form(QDialog):
         layout.addLayout(self.form)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
+        self.adjustSize()
 
 
 def _text_box(text: str = "") -> QPlainTextEdit:

@@ -40,6 +40,7 @@ from desktop.flows.settings import (
 )
 from desktop.ui.dialogs.settings_learning import QtLearningSettings, confirm_second_opinion
 from desktop.ui.dialogs.settings_review import QtReviewSettings
+from desktop.ui.dialogs.settings_scan import ScanBudgetFields
 
 LEAVES_MACHINE_WARNING = (
     "This backend is not on this machine: every scan will send note text to {host}. "
@@ -148,6 +149,7 @@ class SettingsDialog(QDialog):
         form.addRow("Characters of each note", self.body_chars)
         form.addRow("Note types scanned", self.types)
         form.addRow("Neighbours in focus mode", self.neighbours)
+        self.scan_budget = ScanBudgetFields(settings.scan, form)
         tabs.addTab(scan, "Scan")
 
         # Endpoint (the guard's threshold and mode belong to each vault: the Guard panel)
@@ -258,6 +260,7 @@ class SettingsDialog(QDialog):
             ),
             memory=MemoryPrefs(auto_consolidate=self.auto_consolidate.isChecked()),
         )
+        chosen = replace(chosen, scan=self.scan_budget.apply(chosen.scan))
         return self.learning.applied(chosen)
 
     def accept(self) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent, QShowEv
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -106,6 +107,14 @@ class QtIngestPanel(QWidget):
         self.tensions = QTreeWidget()
         self.tensions.setHeaderLabels(["Page", "Existing claim", "New claim", "Severity", "P"])
         self.tensions.setRootIsDecorated(False)
+        header = self.tensions.header()  # the two claims share the width: no sideways scroll
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(24)
+        stretch = QHeaderView.ResizeMode.Stretch
+        self.tensions.setColumnWidth(0, 100)
+        fit = QHeaderView.ResizeMode.ResizeToContents
+        for column, mode in ((1, stretch), (2, stretch), (3, fit), (4, fit)):
+            header.setSectionResizeMode(column, mode)
         self.tensions.itemDoubleClicked.connect(self._open_page)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.files)
@@ -113,7 +122,7 @@ class QtIngestPanel(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.diff)
-        split.setStretchFactor(1, 3)
+        split.setSizes([400, 600])  # the claims' five columns need room beside the diff
 
         self.approve_button = QPushButton("Approve and write")
         self.approve_button.clicked.connect(self.approve)

@@ -1,5 +1,7 @@
-"""Memory: pending batches, Consolidate now (progress, Stop), the last report with its
-accepted facts and rejected fragments (Requeue), subject pages, and a recall box.
+"""Memory: transcript import (button, File menu, a file dropped here or a ``.jsonl`` on the
+window: :mod:`desktop.ui.panels.memory_import`), pending batches, Consolidate now (progress,
+Stop), the last report with its accepted facts and rejected fragments (Requeue), subject
+pages, and a recall box; empty, it says how to start.
 
 Everything that reads or writes the vault runs on a worker; consolidation on
 its own (:mod:`desktop.ui.panels.memory_runner`), recall on another, so a
@@ -9,14 +11,12 @@ open in the preview.
 
 from __future__ import annotations
 
-import html
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -27,115 +27,32 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.flows.memory import (
-    MemorySettings,
-    PendingBatch,
-    RecallIndex,
-    RecallResult,
-    RejectedFragment,
-    Report,
-    last_report,
-    pending_batches,
-    rejected_fragments,
-    requeue_fragment,
-    subject_pages,
-)
-from desktop.flows.memory.pages import SubjectPage
+from desktop.flows.memory import RecallIndex, RecallResult, Report, requeue_fragment
 from desktop.flows.progress import ProgressClock, plural
 from desktop.flows.settings import resolve
 from desktop.ui.context import AppContext
 from desktop.ui.endpoint import endpoint_for
 from desktop.ui.panels import PanelSpec
+from desktop.ui.panels.memory_import import EMPTY_MEMORY_HINT, QtTranscriptImport, dropped_files
+from desktop.ui.panels.memory_listing import (
+    PATH_ROLE,
+    STATUS_TEXT,
+    MemoryListing,
+    make_box,
+    make_tree,
+    read_listing,
+    report_summary,
+)
 from desktop.ui.panels.memory_runner import ConsolidationRunner
 from inference.runtime import Runtime
 
-PATH_ROLE = Qt.ItemDataRole.UserRole
-STATUS_TEXT = {
-    "ok": "facts written",
-    "empty": "input read, no fact accepted",
-    "nothing": "nothing to consolidate",
-    "already_running": "another consolidation is running",
-    "json_failure": "the model's answer was not valid JSON — the input stays pending",
-    "stopped": "stopped — finished steps were kept",
-}
-
-
 #: How often the panel looks for a report saved by an automatic consolidation.
 REPORT_POLL_MS = 1000
-
-
-@dataclass(frozen=True)
-class MemoryListing:
-    """What the panel lists, read together on a worker."""
-
-    pending: tuple[PendingBatch, ...]
-    pages: tuple[SubjectPage, ...]
-    rejected: tuple[tuple[RejectedFragment, str], ...]
-    report: dict[str, Any] | None
-
-
-def read_listing(root: Path, settings: MemorySettings | None = None) -> MemoryListing:
-    fragments = sorted(rejected_fragments(root), key=lambda fs: fs[0].at, reverse=True)
-    pages = subject_pages(root, settings=settings)
-    return MemoryListing(
-        tuple(pending_batches(root)),
-        tuple(sorted(pages, key=lambda p: p.name.lower())),
-        tuple(fragments),
-        last_report(root),
-    )
-
-
-def report_summary(report: dict[str, Any]) -> str:
-    """One line (HTML) for a report as saved: status, counts, message."""
-    status = str(report.get("status", "?"))
-    parts = [f"<b>{html.escape(status)}</b> — {html.escape(STATUS_TEXT.get(status, status))}"]
-    accepted, rejected = len(report.get("accepted") or ()), len(report.get("rejected") or ())
-    if status not in ("nothing", "already_running"):
-        parts.append(
-            f"{plural(accepted, 'fact')} accepted, {rejected} rejected, "
-            f"{report.get('duplicates', 0)} already known; "
-            f"{plural(int(report.get('lines_consumed', 0)), 'line')} consumed, "
-            f"{report.get('lines_pending', 0)} still pending"
-        )
-    counts = report.get("line_counts") or {}
-    if counts:
-        parts.append(
-            "lines: " + ", ".join(f"{n} {html.escape(str(k))}" for k, n in sorted(counts.items()))
-        )
-    when = str(report.get("finished_at") or "").replace("T", " ").rstrip("Z")
-    if when:
-        parts.append(f"{when} UTC, {report.get('seconds', 0)} s")
-    message = report.get("message")
-    line = "; ".join(parts) + "."
-    if message:
-        line += f"<br>{html.escape(str(message))}"
-    return line
-
-
-def _tree(headers: list[str], widths: list[int]) -> QTreeWidget:
-    tree = QTreeWidget()
-    tree.setHeaderLabels(headers)
-    tree.setRootIsDecorated(False)
-    tree.setUniformRowHeights(True)
-    tree.setWordWrap(False)
-    for column, width in enumerate(widths):
-        tree.setColumnWidth(column, width)
-    return tree
-
-
-def _box(title: str, *widgets: QWidget) -> QGroupBox:
-    box = QGroupBox(title)
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(6, 6, 6, 6)
-    for w in widgets:
-        layout.addWidget(w)
-    return box
 
 
 class QtMemoryPanel(QWidget):
@@ -147,11 +64,15 @@ class QtMemoryPanel(QWidget):
     """A rejected fragment was put back in the queue: ``(fragment id)``."""
     sig_recall_shown = Signal(object)
     """Recall results are on screen: ``(RecallResult)``."""
+    sig_import_shown = Signal(object)
+    """A transcript import's outcome is on screen: ``(list[ImportOutcome])``."""
 
     def __init__(self, ctx: AppContext) -> None:
         super().__init__()
         self._c = ctx.controller
         self.runner = ConsolidationRunner(self._c)
+        self.transcripts = QtTranscriptImport(self._c)
+        self.setAcceptDrops(True)  # a transcript dropped here is imported
         self.recall_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-recall")
         self._c.closers.append(self.shutdown)
         self._list_request = 0
@@ -165,10 +86,17 @@ class QtMemoryPanel(QWidget):
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(self._build_lists())
         body.addWidget(self._build_report())
-        body.addWidget(_box("Recall", self._build_recall()))
-        body.setSizes([150, 380, 260])
+        body.addWidget(make_box("Recall", self._build_recall()))
+        body.setSizes([120, 420, 200])  # the report holds two lists
+        self.empty_hint = QLabel(EMPTY_MEMORY_HINT)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setTextFormat(Qt.TextFormat.RichText)
+        self.empty_hint.setContentsMargins(6, 4, 6, 4)
+        self.empty_hint.hide()
         layout = QVBoxLayout(self)
+        layout.addWidget(self.transcripts)
         layout.addLayout(top)
+        layout.addWidget(self.empty_hint)
         layout.addWidget(body, 1)
 
         self.runner.sig_consolidation_started.connect(self._started)
@@ -176,6 +104,7 @@ class QtMemoryPanel(QWidget):
         self.runner.sig_consolidation_finished.connect(self._finished)
         self.runner.sig_consolidation_stopped.connect(self._stopped)
         self.runner.sig_consolidation_failed.connect(self._failed)
+        self.transcripts.sig_import_shown.connect(self._imported)
         self._c.sig_vault_opened.connect(lambda _root: self._vault_opened())
         self._c.sig_history_changed.connect(self.refresh)
         # Turns captured by agents' hooks arrive through the app's endpoint: list them live,
@@ -223,13 +152,15 @@ class QtMemoryPanel(QWidget):
 
     def _build_lists(self) -> QSplitter:
         """Pending batches beside the subject pages."""
-        self.pending = _tree(["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70])
+        self.pending = make_tree(
+            ["Batch", "Lines", "Pending", "Withdrawn", "State"], [90, 44, 56, 70, 80], stretch=4
+        )
         self.pages = QListWidget()
         self.pages.itemActivated.connect(self._open_page)
         self.pages.itemClicked.connect(self._open_page)
         lists = QSplitter(Qt.Orientation.Horizontal)
-        self.pending_box = _box("Pending batches", self.pending)
-        self.pages_box = _box("Subject pages", self.pages)
+        self.pending_box = make_box("Pending batches", self.pending)
+        self.pages_box = make_box("Subject pages", self.pages)
         lists.addWidget(self.pending_box)
         lists.addWidget(self.pages_box)
         return lists
@@ -239,22 +170,27 @@ class QtMemoryPanel(QWidget):
         self.report_text = QLabel("No consolidation yet.")
         self.report_text.setWordWrap(True)
         self.report_text.setTextFormat(Qt.TextFormat.RichText)
-        self.accepted = _tree(["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130])
+        self.report_text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.accepted = make_tree(
+            ["Subject", "Section", "Fact", "Cited", "Date"], [110, 80, 260, 130, 90], stretch=2
+        )
         self.accepted.itemActivated.connect(self._open_item)
         self.accepted.itemDoubleClicked.connect(self._open_item)
         report_box = QGroupBox("Last consolidation")
         rb = QVBoxLayout(report_box)
         rb.setContentsMargins(6, 6, 6, 6)
         rb.addWidget(self.report_text)
-        report_split = QSplitter(Qt.Orientation.Vertical)
-        report_split.addWidget(_box("Accepted facts", self.accepted))
-        report_split.addWidget(_box("Rejected fragments", self._build_rejected()))
-        rb.addWidget(report_split, 1)
+        self.report_lists = QSplitter(Qt.Orientation.Vertical)
+        self.report_lists.addWidget(make_box("Accepted facts", self.accepted))
+        self.report_lists.addWidget(make_box("Rejected fragments", self._build_rejected()))
+        rb.addWidget(self.report_lists, 1)
         return report_box
 
     def _build_rejected(self) -> QWidget:
-        self.rejected = _tree(
-            ["Reason", "Subject", "Fragment", "Detail", "State"], [120, 100, 220, 240]
+        self.rejected = make_tree(
+            ["Reason", "Subject", "Fragment", "Detail", "State"],
+            [120, 100, 220, 200, 80],
+            stretch=2,
         )
         self.rejected.currentItemChanged.connect(lambda *_: self._buttons())
         self.requeue_button = QPushButton("Requeue")
@@ -279,7 +215,9 @@ class QtMemoryPanel(QWidget):
         self.query.returnPressed.connect(self.recall)
         self.recall_button = QPushButton("Recall")
         self.recall_button.clicked.connect(self.recall)
-        self.results = _tree(["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120])
+        self.results = make_tree(
+            ["Kind", "Subject", "Text", "Citations", "Score"], [56, 100, 280, 120, 50], stretch=2
+        )
         self.results.itemActivated.connect(self._open_item)
         self.results.itemDoubleClicked.connect(self._open_item)
         query_row = QHBoxLayout()
@@ -369,6 +307,14 @@ class QtMemoryPanel(QWidget):
             if listing.rejected
             else "No rejected fragment."
         )
+        empty = (
+            not listing.pending
+            and not listing.pages
+            and not listing.rejected
+            and listing.report is None
+        )
+        self.empty_hint.setVisible(empty)
+        self.report_lists.setVisible(not empty)  # no empty lists under the hint
         if listing.report is None:
             if self.report is not None:
                 self._clear_report()
@@ -450,6 +396,30 @@ class QtMemoryPanel(QWidget):
             item.setToolTip(2, f"{fact.get('text', '')}{note}")
             self.accepted.addTopLevelItem(item)
         self.sig_report_shown.emit(report)
+
+    # ------------------------------------------------------------------ transcript import
+
+    def choose_and_import(self) -> None:
+        """Ask for transcript files, then import them (File menu and the panel's button)."""
+        self.transcripts.choose_and_import()
+
+    def import_files(self, files: list[Path]) -> bool:
+        """Import ``files`` on the import worker; False when it could not start."""
+        return self.transcripts.import_files(files)
+
+    def _imported(self, outcomes: object) -> None:
+        self.refresh()
+        self.sig_import_shown.emit(outcomes)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = dropped_files(event.mimeData())
+        if files:
+            event.acceptProposedAction()
+            self.import_files(files)
 
     # ------------------------------------------------------------------ rejected fragments
 

@@ -1,9 +1,10 @@
 """Notes: the vault as a folder tree (or a flat list), type/status/tag filters, search.
 
-The search combines full text and meaning (``desktop.vault.search.search``);
-its results are a ranked list, each with its score and a snippet around the
-words searched (stop words not highlighted). Everything runs off the GUI
-thread, each request numbered so a stale answer is dropped.
+The search combines full text and meaning (``desktop.flows.note_search``): its
+results are a ranked list, each note with how it matched and, under its title,
+the sentence that matched; notes under the relevance floor are left out and the
+count says how many and why. Everything runs off the GUI thread, each request
+numbered so a stale answer is dropped.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.flows.note_search import NoteMatch, marked, search_notes
 from desktop.flows.progress import plural
 from desktop.ui.context import AppContext
 from desktop.ui.panels import PanelSpec
 from desktop.vault.index import NoteSummary, VaultIndex
-from desktop.vault.search import SearchHit, search
 from desktop.vault.tags import note_tags
 
 ALL = "All"
@@ -47,8 +48,13 @@ class Listing:
     types: list[str]
     statuses: list[str]
     tags: list[str]
-    #: Search only: path → the hit (score, snippet, which list found it).
-    hits: dict[str, SearchHit] = field(default_factory=dict)
+    #: Search only: path → the match (its hit, its matching sentence, its relevance).
+    hits: dict[str, NoteMatch] = field(default_factory=dict)
+    #: Search only: why some matches are not shown (``""``: all are).
+    left_out: str = ""
+    left_out_why: str = ""
+    #: Search only: what was searched.
+    query: str = ""
 
 
 def list_notes(
@@ -69,9 +75,12 @@ def list_notes(
         all_tags,
     )
     if text.strip():
-        hits = search(index, text, k=50, types=types, statuses=statuses)
-        rows = [h.note for h in hits]
-        listing.hits = {h.note.path: h for h in hits}
+        found = search_notes(index, text, k=50, types=types, statuses=statuses)
+        rows = [m.hit.note for m in found.matches]
+        listing.hits = {m.hit.note.path: m for m in found.matches}
+        listing.left_out = found.left_out_text()
+        listing.left_out_why = found.left_out_why()
+        listing.query = text
     else:
         rows = index.notes(types=types, statuses=statuses)
     if tag is not None:
@@ -90,21 +99,29 @@ def note_label(note: NoteSummary) -> str:
     return label
 
 
-def score_text(hit: SearchHit) -> str:
-    """Why the note is a result: its words, its meaning (the cosine), or both."""
+#: The matching sentence under a title is cut after this many characters.
+SENTENCE_CHARS = 220
+
+
+def score_text(match: NoteMatch) -> str:
+    """Why the note is a result: its words, its meaning (the best cosine), or both."""
     parts = []
-    if hit.text_rank is not None:
+    if match.hit.text_rank is not None:
         parts.append("words match")
-    if hit.similarity is not None:
-        parts.append(f"meaning {hit.similarity:.2f}")
-    return " · ".join(parts) or f"score {hit.score:.3f}"
+    if match.hit.similarity is not None or match.hit.text_rank is None:
+        parts.append(f"meaning {match.relevance:.2f}")
+    return " · ".join(parts)
 
 
-def hit_label(hit: SearchHit) -> str:
-    """Two lines: the note and its score, then the snippet (if the words matched)."""
-    line = f"{note_label(hit.note)}   — {score_text(hit)}"
-    if hit.snippet:
-        line += "\n    " + " ".join(hit.snippet.split())
+def hit_label(match: NoteMatch, query: str) -> str:
+    """Two lines: the note and how it matched, then the sentence that matched, the
+    query's words in «guillemets»."""
+    line = f"{note_label(match.hit.note)}   — {score_text(match)}"
+    if match.sentence:
+        sentence = " ".join(match.sentence.split())
+        if len(sentence) > SENTENCE_CHARS:
+            sentence = sentence[: SENTENCE_CHARS - 1].rstrip() + "…"
+        line += "\n    " + marked(sentence, query)
     return line
 
 
@@ -133,6 +150,7 @@ class QtNotesPanel(QWidget):
         #: The flat list (also the search results); the tree holds the same notes by folder.
         self.list = QListWidget()
         self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)  # a result's title and sentence read as one
         self.list.currentItemChanged.connect(self._selected)
         self.list.itemActivated.connect(self._selected)
         self.tree = QTreeWidget()
@@ -143,6 +161,10 @@ class QtNotesPanel(QWidget):
         self.stack.addWidget(self.tree)
         self.stack.addWidget(self.list)
         self.count = QLabel()
+        #: How many matches the relevance floor left out, and why.
+        self.left_out = QLabel()
+        self.left_out.setWordWrap(True)
+        self.left_out.hide()
         filters = QHBoxLayout()
         filters.addWidget(QLabel("Type"))
         filters.addWidget(self.type_filter, 1)
@@ -158,6 +180,7 @@ class QtNotesPanel(QWidget):
         layout.addLayout(filters)
         layout.addLayout(second)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.left_out)
         layout.addWidget(self.count)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -249,8 +272,11 @@ class QtNotesPanel(QWidget):
         for note in listing.rows:
             hit = listing.hits.get(note.path) if searching else None
             if hit is not None:
-                item = QListWidgetItem(hit_label(hit))
-                item.setToolTip(f"{note.path}\nfused rank score {hit.score:.4f}")
+                item = QListWidgetItem(hit_label(hit, listing.query))
+                item.setToolTip(
+                    f"{note.path}\n{hit.sentence or ''}\nrelevance {hit.relevance:.2f}, "
+                    f"fused rank score {hit.hit.score:.4f}"
+                )
             else:
                 item = QListWidgetItem(note_label(note))
                 item.setToolTip(note.path)
@@ -263,6 +289,9 @@ class QtNotesPanel(QWidget):
         self._show_view()
         noun = plural(len(listing.rows), "match", "matches") if searching else None
         self.count.setText(noun or plural(len(listing.rows), "note"))
+        self.left_out.setText(listing.left_out if searching else "")
+        self.left_out.setToolTip(listing.left_out_why)
+        self.left_out.setVisible(searching and bool(listing.left_out))
         self.sig_notes_listed.emit(len(listing.rows))
 
     def _fill_tree(self, rows: list[NoteSummary], keep: str | None) -> None:

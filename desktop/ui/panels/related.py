@@ -54,6 +54,9 @@ class QtRelatedPanel(QWidget):
         self.heading.setWordWrap(True)
         self.list = QListWidget()
         self.list.setToolTip("Similarity in meaning (cosine, 1 = same); click to open")
+        # A long title is elided in a narrow dock rather than scrolled sideways.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemClicked.connect(self._open)
         self.list.itemActivated.connect(self._open)
         self.scan_button = QPushButton("Scan this note")

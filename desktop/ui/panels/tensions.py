@@ -39,6 +39,7 @@ from desktop.ui.panels.history import local_time
 from desktop.ui.panels.ingest_tensions import QtIngestTensions
 from desktop.ui.panels.pair_card import QtPairCard
 from desktop.ui.panels.pair_list import QtPairList, run_pairs
+from desktop.ui.panels.scan_budget import QtBudgetOffer
 from desktop.ui.panels.tensions_learning import QtLearningBar
 from desktop.ui.scanner import ScanRunner
 from desktop.ui.vault_state import PairsNow, read_pairs_now
@@ -159,6 +160,8 @@ class QtTensionsPanel(QWidget):
         self.excluded.setWordWrap(True)
         self.dropped = QLabel()
         self.dropped.setWordWrap(True)
+        self.budget_offer = QtBudgetOffer(self._c)
+        self.budget_offer.sig_budget_raised.connect(lambda _n: self.runner.start("whole-vault"))
         self.disclaimer = QLabel(f"<i>{html.escape(DISCLAIMER)}</i>")
         self.disclaimer.setWordWrap(True)
         self.failure = QFrame()
@@ -189,6 +192,7 @@ class QtTensionsPanel(QWidget):
         layout.addWidget(self.failure)
         layout.addWidget(self.meta)
         layout.addWidget(self.excluded)
+        layout.addWidget(self.budget_offer)
         layout.addWidget(self.dropped)
         layout.addWidget(self.learning)
         layout.addWidget(self.disclaimer)
@@ -314,6 +318,7 @@ class QtTensionsPanel(QWidget):
         self._scan_what = f"Scanning ({mode}): selecting the notes"
         self._tick()
         self.failure.hide()
+        self.budget_offer.hide()  # the new run says whether it is still short
         if self.run is not None:
             self._mark_previous()
 
@@ -451,6 +456,7 @@ class QtTensionsPanel(QWidget):
 
     def _set_meta(self, run: ScanRun | None, prefix: str = "") -> None:
         self.learning.show_run(run)
+        self.budget_offer.show_for(run)
         if run is None:
             for label in (self.meta, self.excluded, self.dropped):
                 label.clear()
