@@ -13,6 +13,7 @@ from desktop.cli.main import main
 from desktop.flows.hunter import ScanRun
 from desktop.flows.review import dismiss_pair, resolve_tension
 from desktop.vault.index import VaultIndex
+from desktop.vault.transactions import list_history
 from tests import learning_vault as lv
 
 
@@ -158,3 +159,25 @@ def test_a_damaged_learned_file_is_named_with_the_fix(
     code, _, err = cli(capsys, "learned", "--vault", str(tmp_path))
     assert code == exits.USAGE
     assert "cannot be read" in err and "antinomy learned --reset" in err
+
+
+def test_tx_undo_of_dismiss_all_like_this_shows_the_pairs_like_it_again(
+    scanned: tuple[VaultIndex, ScanRun], capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, run = scanned
+    vault = str(index.root)
+    pair = run.pairs[0]
+    code, out, _ = cli(
+        capsys, "dismiss", pair.path_a, pair.path_b, "--all-like-this", "--vault", vault
+    )
+    assert code == exits.OK
+    operation = next(h.operation_id for h in list_history(vault))
+    hidden = lv.run_scan(index)
+    assert hidden.learning.hidden_like >= 1
+
+    code, out, _ = cli(capsys, "tx", "undo", operation, "--vault", vault, "--json")
+    assert code == exits.OK and json.loads(out)["frames_shown_again"] == 1
+    code, out, _ = cli(capsys, "learned", "--vault", vault)
+    assert "hidden frames" not in out
+    after = lv.run_scan(index)
+    assert after.learning.hidden_like == 0 and len(after.pairs) == len(run.pairs)

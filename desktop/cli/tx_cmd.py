@@ -12,6 +12,7 @@ from typing import Any
 from desktop.cli import exits
 from desktop.cli.common import add_vault_option, index_follower, set_handler, vault_path
 from desktop.cli.output import print_json
+from desktop.flows.review import undo_review
 from desktop.vault.transactions import (
     ApplyResult,
     Preview,
@@ -22,7 +23,6 @@ from desktop.vault.transactions import (
     list_history,
     read_plan_file,
     recover_vault,
-    undo_operation,
 )
 
 EXIT_CODES = """\
@@ -201,16 +201,20 @@ def run_undo(args: argparse.Namespace) -> int:
             "never overwrites a later edit.",
         )
         return exits.TEMP_FAILURE if stale else exits.OK
-    return _report_result(
-        args, vault, undo_operation(vault, args.operation, on_change=index_follower(vault))
-    )
+    result, shown = undo_review(vault, args.operation, on_change=index_follower(vault))
+    code = _report_result(args, vault, result, frames_shown_again=len(shown))
+    if shown and not args.json:
+        print(f"Pairs like it are shown again ({len(shown)} hidden with “all like this”).")
+    return code
 
 
-def _report_result(args: argparse.Namespace, vault: str, result: ApplyResult) -> int:
+def _report_result(
+    args: argparse.Namespace, vault: str, result: ApplyResult, **extra: object
+) -> int:
     for report in result.recovered:
         print(f"antinomy: {report.message}", file=sys.stderr)
     if args.json:
-        print_json({"ok": True, **asdict(result), "paths": list(result.paths)})
+        print_json({"ok": True, **asdict(result), "paths": list(result.paths), **extra})
         return exits.OK
     if result.replayed:
         print(f"Already applied at {result.applied_at}; nothing written (stored result):")

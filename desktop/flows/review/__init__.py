@@ -38,7 +38,12 @@ from desktop.flows.review.ignore import (
     list_ignored,
     remove_ignored,
 )
-from desktop.flows.review.learn import reset_learning, unhide_frame, unhide_frames_of
+from desktop.flows.review.learn import (
+    reset_learning,
+    undo_review,
+    unhide_frame,
+    unhide_frames_of,
+)
 from desktop.flows.review.records import (
     DEFAULT_PRINCIPLES_FOLDER,
     FALSE_POSITIVES,
@@ -83,6 +88,7 @@ __all__ = [
     "reset_learning",
     "resolve_tension",
     "undismiss_pair",
+    "undo_review",
     "unhide_frame",
     "unhide_frames_of",
 ]

@@ -33,6 +33,7 @@ from desktop.flows.review.records import ReviewResult
 from desktop.flows.review.vaultfiles import NoteText, VaultFiles
 from desktop.vault.errors import VaultError
 from desktop.vault.notes import NoteSkipped, read_note
+from desktop.vault.transactions import ApplyResult, OnChange, undo_operation
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,25 @@ def unhide_frames_of(
         gone = [f for f in learned.frames if f.operation_id and f.operation_id in wanted]
         learned.frames = [f for f in learned.frames if f not in gone]
     return gone
+
+
+def undo_review(
+    root: str | os.PathLike[str],
+    operation_id: str,
+    *,
+    on_change: OnChange | None = None,
+) -> tuple[ApplyResult, list[HiddenFrame]]:
+    """Undo one operation from the journal, and with it what it taught the scan: an undone
+    "dismiss all like this" shows the pairs like it again too. The one undo of the window
+    and of ``antinomy tx undo``. Returns the undo's result and the frames shown again (a
+    frame that cannot be shown again is logged: the notes are already back)."""
+    result = undo_operation(root, operation_id, on_change=on_change)
+    try:
+        shown = unhide_frames_of(root, [operation_id])
+    except (OSError, ValueError, VaultError) as exc:
+        log.warning("the frame hidden with %s could not be shown again: %s", operation_id, exc)
+        shown = []
+    return result, shown
 
 
 def _frame_index(frames: list[HiddenFrame], which: int | str) -> int:

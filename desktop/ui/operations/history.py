@@ -7,10 +7,9 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.flows.review import unhide_frames_of
+from desktop.flows.review import undo_review
 from desktop.ui.controller import AppController
-from desktop.vault.errors import VaultError
-from desktop.vault.transactions import ApplyResult, undo_operation
+from desktop.vault.transactions import ApplyResult
 from foundation.errors import AntinomyError
 
 log = logging.getLogger(__name__)
@@ -63,9 +62,4 @@ def undo_all(
 
 
 def _undo(root: Path, operation_id: str) -> ApplyResult:
-    result = undo_operation(root, operation_id)
-    try:  # a "dismiss all like this" undone: the pairs like it are shown again too
-        unhide_frames_of(root, [operation_id])
-    except (OSError, ValueError, VaultError) as exc:
-        log.warning("the frame hidden with %s could not be shown again: %s", operation_id, exc)
-    return result
+    return undo_review(root, operation_id)[0]  # "all like this" undone: its pairs shown again
