@@ -64,6 +64,9 @@ class AppController(QObject):
     sig_history_changed = Signal()
     """An operation was applied or undone: by this window, or by another process (the
     watcher sees the journal change). Every view of vault state re-reads it then."""
+    sig_writes_settled = Signal()
+    """No write of this window is in flight any more (emitted before the writer's own
+    code after the write runs, which announces it: see :meth:`run_in`)."""
     sig_action_done = Signal(str, object)
     """A user action changed the vault (or found it already so): ``(what, in words;
     operation_ids: tuple[str, ...])`` — undoing those ids takes it back."""
@@ -106,6 +109,8 @@ class AppController(QObject):
         self.index_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-index")
         self.read_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-read")
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="antinomy-vault")
+        #: Writes of this window on ``write_pool`` not finished yet (:meth:`run_in`).
+        self.writes_in_flight = 0
         self.tasks: set[asyncio.Task[Any]] = set()
         self._index_task: asyncio.Task[Any] | None = None
         self._index_stop = threading.Event()
@@ -140,7 +145,20 @@ class AppController(QObject):
         return task
 
     def run_in(self, pool: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> Awaitable[T]:
-        return self.loop.run_in_executor(pool, fn, *args)
+        future = self.loop.run_in_executor(pool, fn, *args)
+        if pool is self.write_pool:
+            # Counted while in flight, so the watcher does not take this window's own
+            # operation for another process's before it is announced. The count drops in a
+            # done-callback added before anyone awaits the future: it runs just before the
+            # awaiting code (which announces the write), with nothing between the two.
+            self.writes_in_flight += 1
+            future.add_done_callback(self._write_done)
+        return future
+
+    def _write_done(self, _future: object) -> None:
+        self.writes_in_flight -= 1
+        if not self.writes_in_flight:
+            self.sig_writes_settled.emit()
 
     def history_changed(self, operation_ids: Iterable[str] = ()) -> None:
         """This window applied or undid ``operation_ids``: every view re-reads the vault."""

@@ -92,6 +92,9 @@ class VaultWatcher(QObject):
         self._journal: JournalMark = ()
         self._scanning = False
         self._again = False
+        #: A journal change seen while this window was writing: judged once the write is
+        #: announced (else this window's own operation could pass for another process's).
+        self._after_write = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.directoryChanged.connect(self._soon)
         self._debounce = QTimer(self)
@@ -103,12 +106,14 @@ class VaultWatcher(QObject):
         self._poll.timeout.connect(self.check_now)
         self.sig_files_changed.connect(controller.notes_changed)
         self.sig_journal_changed.connect(controller.sig_history_changed)
+        controller.sig_writes_settled.connect(self._writes_settled)
 
     def watch(self, root: Path) -> None:
         """Watch ``root`` from now on (its current state is the baseline)."""
         self._root = root
         self._files = {}
         self._journal = ()
+        self._after_write = False
         dirs = self._watcher.directories()
         if dirs:
             self._watcher.removePaths(dirs)
@@ -147,7 +152,11 @@ class VaultWatcher(QObject):
                 return
             self._sync_folders(folders)
             changed = [] if baseline else changed_paths(self._files, files)
-            journal_moved = not baseline and self._news(journal)
+            journal_moved = False
+            if not baseline and journal != self._journal and self._controller.writes_in_flight:
+                journal, self._after_write = self._journal, True  # judged after the write
+            elif not baseline:
+                journal_moved = self._news(journal)
             self._files = files
             self._journal = journal
             if changed:
@@ -159,6 +168,11 @@ class VaultWatcher(QObject):
                 self._run(baseline=False)
 
         self._controller.spawn(go(), what="Watching the vault")
+
+    def _writes_settled(self) -> None:
+        if self._after_write:
+            self._after_write = False
+            self.check_now()
 
     def _news(self, journal: JournalMark) -> bool:
         """Whether the journal changed other than by this window's own operations (those

@@ -190,3 +190,29 @@ def test_the_watcher_announces_only_what_another_process_did(
     dismiss_pair(vault, run.pairs[2].path_a, run.pairs[2].path_b)
     window.watcher.check_now()
     qtbot.waitUntil(lambda: len(announced) == 2, timeout=10000)
+
+
+def test_a_journal_change_seen_while_this_window_writes_waits_for_its_announcement(
+    qtbot, make_window, vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The watcher's walk can see this window's own operation in the journal before the
+    action announces it (a loaded machine): it is judged after the write settles, then
+    counted as this window's own, and announced once."""
+    window, _t, run = _restored(qtbot, make_window, vault, 3)
+    c = window.controller
+    announced: list[bool] = []
+    c.sig_history_changed.connect(lambda: announced.append(True))
+    # The window's write, as the action runs it: in flight while the watcher looks.
+    pair = run.pairs[0]
+    c.writes_in_flight += 1
+    result = dismiss_pair(vault, pair.path_a, pair.path_b)
+    window.watcher.check_now()
+    qtbot.waitUntil(lambda: not window.watcher._scanning, timeout=10000)
+    qtbot.wait(50)
+    assert announced == []  # not taken for another process's operation
+    # The write is over and the action announces it (in that order, as run_in orders them).
+    c.writes_in_flight -= 1
+    c.sig_writes_settled.emit()
+    c.history_changed([result.operation_id])
+    qtbot.waitUntil(lambda: window.watcher._journal == journal_mark(vault), timeout=10000)
+    assert announced == [True]

@@ -20,7 +20,7 @@ from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.panels.tensions import QtTensionsPanel
 from desktop.vault.index import VaultIndex
 from tests.fakes import confirming_judge
-from tests.ui.conftest import WordEmbedder, fake_runtime
+from tests.ui.conftest import fake_runtime, ui_embedder
 from tests.ui.scans import scripted
 
 
@@ -71,7 +71,7 @@ def test_window_and_cli_scans_take_the_same_saved_budget_and_types(
     monkeypatch.setattr(
         scan_cmd,
         "open_index",
-        lambda args, **_: VaultIndex(vault, embedding=embedding_model(WordEmbedder())),
+        lambda args, **_: VaultIndex(vault, embedding=embedding_model(ui_embedder())),
     )
     assert main(["scan", "--whole-vault", "--vault", str(vault), "--json"]) == 0
     [w], [c] = seen_window, seen_cli

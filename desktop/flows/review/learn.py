@@ -148,7 +148,7 @@ def undo_review(
     "dismiss all like this" shows the pairs like it again too. The one undo of the window
     and of ``antinomy tx undo``. Returns the undo's result and the frames shown again (a
     frame that cannot be shown again is logged: the notes are already back)."""
-    result = undo_operation(root, operation_id, on_change=on_change)
+    result = undo_operation(Path(root), operation_id, on_change=on_change)
     try:
         shown = unhide_frames_of(root, [operation_id])
     except (OSError, ValueError, VaultError) as exc:
