@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         if model
         else None,
         "lost": lost,
+        "scores": {
+            str(sc["id"]): [label, round(prob, 4)]
+            for (_, _, sc), label, prob in zip(pairs, labels, probs, strict=True)
+        },
     }
     text = json.dumps(report, indent=1)
     print(text)
