@@ -213,3 +213,23 @@ def test_the_note_level_model_decides_what_is_shown() -> None:
     assert v.sentence_contradiction > 0.9
     assert v.probability is not None and v.probability < 0.5
     assert v.contradiction == v.probability and not nj.shown(v)
+
+
+def test_the_note_level_features_count_values_that_conflict_and_agree() -> None:
+    """A day a rule rules out and a window a fact keeps are counted for the note-level
+    model, judged or not, with the strongest conflicting and rule-against-fact pairs."""
+    j = _always_contradicts()
+    nj = NoteJudge(j, model())
+    nj.prepare(
+        {
+            "rule.md": "We hold no meetings on Wednesdays, internal or with clients. "
+            "Client meetings happen on Thursday afternoons with the whole team.",
+            "week.md": "This Wednesday afternoon we had a meeting with clients and the team. "
+            "On Thursday afternoon we had a meeting with clients and the whole team.",
+        }
+    )
+    (v,) = nj.judge_pairs([("rule.md", "week.md")])
+    assert v.features["value_conflicts"] >= 1.0  # Wednesday against "no meetings on Wednesdays"
+    assert v.features["value_agreements"] >= 1.0  # Thursday afternoon kept
+    assert v.features["conflict_best"] > 0.0 and v.features["rule_fact_best"] > 0.0
+    assert 0.0 < v.features["mean_contradiction"] <= 1.0
