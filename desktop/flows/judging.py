@@ -29,8 +29,9 @@ by ingest. The recipe, and why:
    how many pass, their alignment and values, how much was set aside as template, how much
    of each note is structure rather than prose, a rule against a fact, how many of its
    closest sentence pairs have values that conflict or agree; see
-   :mod:`desktop.flows.note_features`) and answers the probability shown. A judge without one (a file of the user's own) shows a pair when
-   its strongest sentence pair passes its calibrated threshold.
+   :mod:`desktop.flows.note_features`) and answers the probability shown. A judge without
+   one (a file of the user's own) shows a pair when its strongest sentence pair passes its
+   calibrated threshold.
 """
 
 from __future__ import annotations

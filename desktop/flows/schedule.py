@@ -120,7 +120,7 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
     return before, after
 
 
-def _week_quantity(text: str, start: int, end: int, lo: float, hi: float, timed: bool):
+def _week_quantity(text: str, start: int, end: int, lo: float, hi: float, timed: bool) -> Quantity:
     """A span of the week with the bound its clause puts on it."""
     before, after = _clause(text, start, end)
     only = bool(_ONLY.search(before) or _ONLY.search(after))
