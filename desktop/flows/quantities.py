@@ -12,6 +12,12 @@ after", "between … and …"), and compares two sentences' quantities of one ki
   thing: the judge and the rest of the pair decide);
 * ``none`` — no quantity of a shared kind.
 
+"Only between 10:00 and 20:00" is a window the sentence allows; a window whose end comes
+before its start runs past midnight; the words after a bare hour choose its half of the day
+("eight in the morning"), and a bare hour from one to four is an afternoon hour. Days and
+windows of the week, meals, parts of the day and frequencies are read by
+:mod:`desktop.flows.schedule` and compared here like the rest.
+
 "Until" is read as a plain time, not a bound: "stays closed until eleven" bounds a state,
 and whether a fact at 9:30 keeps or breaks it depends on the fact, not on the numbers.
 
