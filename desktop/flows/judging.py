@@ -53,7 +53,7 @@ from desktop.flows.alignment import (
     frame,
     subject_words,
 )
-from desktop.flows.note_features import FEATURES, note_features
+from desktop.flows.note_features import FEATURES, note_features, rule_like
 from desktop.flows.progress import Progress
 from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
@@ -396,8 +396,10 @@ class NoteJudge:
         counts: Counter[str] = Counter()
         for k in order[:_VALUE_SCAN]:
             i, j = int(ii[k]), int(jj[k])
-            values = compare_quantities(na.sentences[i].text, nb.sentences[j].text)
-            counts[values] += 1
+            ta, tb = na.sentences[i].text, nb.sentences[j].text
+            values = compare_quantities(ta, tb)
+            if rule_like(ta) != rule_like(tb):  # a rule against a fact: a breach, or kept
+                counts[values] += 1
             if (i, j) in chosen or extra >= _VALUE_EXTRA:
                 continue
             if values == "conflict":

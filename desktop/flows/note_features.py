@@ -53,7 +53,7 @@ _RULE_WORDS = word_set(
 )
 
 
-def _rule_like(text: str) -> bool:
+def rule_like(text: str) -> bool:
     return any(w in _RULE_WORDS for w in tokens(text))
 
 
@@ -67,9 +67,9 @@ def note_features(
 ) -> dict[str, float]:
     """What the note-level decision reads of one note pair (``verdicts`` strongest first).
 
-    ``values``: how many of the pair's closest sentence pairs on one subject have values
-    that conflict (a fact outside a rule's window, a day a rule rules out) and that agree
-    (45 minutes is at least half an hour), judged or not."""
+    ``values``: how many of the pair's closest sentence pairs on one subject, a rule against
+    a statement of fact, have values that conflict (a fact outside a rule's window, a day a
+    rule rules out) and that agree (45 minutes is at least half an hour), judged or not."""
     best = verdicts[0] if verdicts else None
     second = verdicts[1].contradiction if len(verdicts) > 1 else 0.0
     al = best.alignment if best is not None else None
@@ -94,7 +94,7 @@ def note_features(
         ),
         "structure_share": max((n.structure / n.lines if n.lines else 0.0) for n in notes),
         "rule_against_fact": (
-            1.0 if best is not None and _rule_like(best.a.text) != _rule_like(best.b.text) else 0.0
+            1.0 if best is not None and rule_like(best.a.text) != rule_like(best.b.text) else 0.0
         ),
         "value_conflicts": float(min(values[0], _VALUE_CAP)),
         "value_agreements": float(min(values[1], _VALUE_CAP)),
@@ -103,7 +103,7 @@ def note_features(
             default=0.0,
         ),
         "rule_fact_best": max(
-            (v.contradiction for v in verdicts if _rule_like(v.a.text) != _rule_like(v.b.text)),
+            (v.contradiction for v in verdicts if rule_like(v.a.text) != rule_like(v.b.text)),
             default=0.0,
         ),
         "mean_contradiction": (
