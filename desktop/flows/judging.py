@@ -204,7 +204,6 @@ def frame_counts(
 
 #: Reasons a line is structure rather than prose (:func:`evidence_reason`).
 _STRUCTURE = frozenset({"code", "placeholder", "markup", "key_value", "lead_in", "task"})
-#: Words that make a sentence a rule (a norm, a quantifier), not a statement of fact.
 #: How each reason a line is not evidence reads in a report.
 NOT_EVIDENCE_WORDS = {
     "code": "code or commands",
