@@ -44,6 +44,7 @@ FEATURES = (
 #: Sentence pairs counted by the value features (:func:`note_features`), at most.
 _VALUE_CAP = 3
 
+#: Words that make a sentence a rule (a norm, a quantifier), not a statement of fact.
 _RULE_WORDS = word_set(
     """
     always never every each only must should no none nothing whenever all cannot forbidden
@@ -54,6 +55,7 @@ _RULE_WORDS = word_set(
 
 
 def rule_like(text: str) -> bool:
+    """Whether ``text`` states a rule (a norm, a quantifier) rather than a fact."""
     return any(w in _RULE_WORDS for w in tokens(text))
 
 
