@@ -27,9 +27,11 @@ by ingest. The recipe, and why:
    with (:class:`~inference.note_model.NoteModel`, named in its manifest entry): it reads the
    pair's features (:func:`note_features`: its best and second-best judged sentence pairs,
    how many pass, their alignment and values, how much was set aside as template, how much
-   of each note is structure rather than prose, a rule against a fact) and answers the
-   probability shown. A judge without one (a file of the user's own) shows a pair when
-   its strongest sentence pair passes its calibrated threshold.
+   of each note is structure rather than prose, a rule against a fact, how many of its
+   closest sentence pairs have values that conflict or agree; see
+   :mod:`desktop.flows.note_features`) and answers the probability shown. A judge without
+   one (a file of the user's own) shows a pair when its strongest sentence pair passes its
+   calibrated threshold.
 """
 
 from __future__ import annotations
@@ -50,10 +52,9 @@ from desktop.flows.alignment import (
     code_names,
     frame,
     subject_words,
-    tokens,
-    word_set,
 )
 from desktop.flows.embedding import embed_in_steps
+from desktop.flows.note_features import FEATURES, note_features, rule_like
 from desktop.flows.progress import Progress
 from desktop.flows.quantities import compare_quantities
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
@@ -62,6 +63,8 @@ from desktop.vault.vectors import EmbeddingModel
 from inference.base import StopFlag
 from inference.judge import CONTRADICTION, ENTAILMENT, Judge, Thresholds
 from inference.note_model import NoteModel
+
+__all__ = ["FEATURES", "NoteJudge", "note_features"]
 
 log = logging.getLogger(__name__)
 
@@ -200,77 +203,8 @@ def frame_counts(
     return counts
 
 
-#: The note-level model's inputs, in order (:class:`~inference.note_model.NoteModel`).
-FEATURES = (
-    "best",
-    "second",
-    "passing",
-    "best_entailment",
-    "best_cosine",
-    "best_aligned",
-    "best_negation",
-    "values_conflict",
-    "values_compatible",
-    "values_differ",
-    "set_aside_share",
-    "boilerplate_share",
-    "structure_share",
-    "rule_against_fact",
-)
-
 #: Reasons a line is structure rather than prose (:func:`evidence_reason`).
 _STRUCTURE = frozenset({"code", "placeholder", "markup", "key_value", "lead_in", "task"})
-#: Words that make a sentence a rule (a norm, a quantifier), not a statement of fact.
-_RULE_WORDS = word_set(
-    """
-    always never every each only must should no none nothing whenever all cannot forbidden
-    toujours jamais chaque seulement doit doivent faut aucun rien tous toutes
-    sempre mai ogni solo soltanto deve devono bisogna nessun nessuno niente tutti tutte
-    """
-)
-
-
-def _rule_like(text: str) -> bool:
-    return any(w in _RULE_WORDS for w in tokens(text))
-
-
-def note_features(
-    verdicts: Sequence[SentencePairVerdict],
-    *,
-    set_aside: int,
-    passing: float,
-    notes: tuple[NoteSentences, NoteSentences],
-) -> dict[str, float]:
-    """What the note-level decision reads of one note pair (``verdicts`` strongest first)."""
-    best = verdicts[0] if verdicts else None
-    second = verdicts[1].contradiction if len(verdicts) > 1 else 0.0
-    al = best.alignment if best is not None else None
-    evidence = [len(n.sentences) + n.boilerplate for n in notes]
-    judged = len(verdicts)
-    return {
-        "best": best.contradiction if best else 0.0,
-        "second": second,
-        "passing": float(sum(v.contradiction >= passing for v in verdicts)),
-        "best_entailment": best.entailment if best else 0.0,
-        "best_cosine": best.cosine if best else 0.0,
-        "best_aligned": 1.0 if al is not None and al.candidate else 0.0,
-        "best_negation": 1.0 if al is not None and al.negation_differs else 0.0,
-        "values_conflict": (
-            1.0 if any(v.alignment and v.alignment.values == "conflict" for v in verdicts) else 0.0
-        ),
-        "values_compatible": 1.0 if al is not None and al.values == "compatible" else 0.0,
-        "values_differ": 1.0 if al is not None and al.values == "differ" else 0.0,
-        "set_aside_share": set_aside / (set_aside + judged) if set_aside + judged else 0.0,
-        "boilerplate_share": max(
-            (n.boilerplate / e if e else 0.0) for n, e in zip(notes, evidence, strict=True)
-        ),
-        "structure_share": max((n.structure / n.lines if n.lines else 0.0) for n in notes),
-        "rule_against_fact": (
-            1.0 if best is not None and _rule_like(best.a.text) != _rule_like(best.b.text) else 0.0
-        ),
-    }
-
-
 #: How each reason a line is not evidence reads in a report.
 NOT_EVIDENCE_WORDS = {
     "code": "code or commands",
@@ -322,6 +256,8 @@ class NoteJudge:
         self.frames: Mapping[str, int] = frames or {}
         self.stats = JudgingStats()
         self._notes: dict[str, NoteSentences] = {}
+        #: Per note pair: sentence pairs whose values conflict / agree (:meth:`candidates`).
+        self._values: dict[tuple[str, str], tuple[int, int]] = {}
 
     # -- sentences ---------------------------------------------------------
 
@@ -465,13 +401,19 @@ class NoteJudge:
         # is still judged: numbers are cheap to compare, and such a pair is a likely clash.
         chosen = {(i, j) for i, j, _, _ in picked}
         extra = 0
+        counts: Counter[str] = Counter()
         for k in order[:_VALUE_SCAN]:
             i, j = int(ii[k]), int(jj[k])
+            ta, tb = na.sentences[i].text, nb.sentences[j].text
+            values = compare_quantities(ta, tb)
+            if rule_like(ta) != rule_like(tb):  # a rule against a fact: a breach, or kept
+                counts[values] += 1
             if (i, j) in chosen or extra >= _VALUE_EXTRA:
                 continue
-            if compare_quantities(na.sentences[i].text, nb.sentences[j].text) == "conflict":
+            if values == "conflict":
                 picked.append((i, j, float(sims[i, j]), aligned(i, j)))
                 extra += 1
+        self._values[(a, b)] = (counts["conflict"], counts["compatible"])
         over = max(0, len(ii) - len(picked) - sum(aside.values()))
         reason = (
             "" if picked or not aside else "every sentence pair agrees or names its own subject"
@@ -558,6 +500,7 @@ class NoteJudge:
                     set_aside=sum(aside.values()),
                     passing=self.settings.passing,
                     notes=(self._notes[a], self._notes[b]),
+                    values=self._values.get((a, b), (0, 0)),
                 )
                 if self.note_model is not None:
                     probability = self.note_model.probability(features)

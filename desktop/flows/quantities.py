@@ -12,6 +12,12 @@ after", "between … and …"), and compares two sentences' quantities of one ki
   thing: the judge and the rest of the pair decide);
 * ``none`` — no quantity of a shared kind.
 
+"Only between 10:00 and 20:00" is a window the sentence allows; a window whose end comes
+before its start runs past midnight; the words after a bare hour choose its half of the day
+("eight in the morning"), and a bare hour from one to four is an afternoon hour. Days and
+windows of the week, meals, parts of the day and frequencies are read by
+:mod:`desktop.flows.schedule` and compared here like the rest.
+
 "Until" is read as a plain time, not a bound: "stays closed until eleven" bounds a state,
 and whether a fact at 9:30 keeps or breaks it depends on the fact, not on the numbers.
 
@@ -131,6 +137,25 @@ _APPROX = re.compile(
 )
 
 
+#: A rule that allows only the window it names ("only between 10:00 and 20:00").
+_ONLY = re.compile(
+    r"\s*\b(?:only|solely|exclusively|seulement|uniquement|solo|soltanto|solamente)\b"
+)
+#: Words after a bare hour that say which half of the day it is ("eight in the morning").
+_DAY_HALF = re.compile(
+    r"\s*(?:(?:o'clock\s+)?(?:in the|this|du|de l'|di|del|della)\s+)?"
+    r"(morning|matin|mattina|mattino|afternoon|evening|night|après-midi|soir|pomeriggio|sera|notte)\b"
+)
+
+
+def _half_of_day(after: str) -> int | None:
+    """0 (morning) or 1 (afternoon, evening) when the words after a bare hour say so."""
+    m = _DAY_HALF.match(after)
+    if m is None:
+        return None
+    return 0 if m.group(1) in ("morning", "matin", "mattina", "mattino") else 1
+
+
 #: Weekday and "on/le/il" words between a bound and its time ("after Thursday noon").
 _DAY_WORDS = re.compile(
     r"(?:\b(?:on|every|each|le|chaque|il|ogni)\s+)?\b(?:monday|tuesday|wednesday|thursday|"
@@ -221,6 +246,8 @@ def _clock_minutes(hour: float, minute: float, suffix: str) -> list[float]:
         return [(hour % 12) * 60 + minute]
     if suffix == "24" or hour == 0 or hour > 12:
         return [hour * 60 + minute]
+    if 1 <= hour <= 4:  # "at four", "half past three": said of the afternoon
+        return [(hour + 12) * 60 + minute]
     return [hour * 60 + minute, (hour + 12) * 60 + minute]
 
 
@@ -239,11 +266,23 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         lo, hi = _clock_of(m.group(1)), _clock_of(m.group(2))
         unit_after = re.match(rf"\s*(?:{_UNIT}|%|€|\$|euros?)\b", text[m.end() :])
         if lo is not None and hi is not None and not unit_after:
-            negated = bool(_NEGATION_BEFORE.search(text[max(0, m.start() - 30) : m.start()]))
-            both = len(lo) == len(hi) == 2
-            for reading, (a, b) in enumerate(zip(lo, hi, strict=False)):
-                q = Quantity("clock", a, b, bound=negated, forbidden=negated)
-                out.append(_read(q, reading, 2 if both else 1))
+            clause = _CLAUSE_END.split(text[max(0, m.start() - 60) : m.start()])[-1]
+            negated = bool(_NEGATION_BEFORE.search(clause))
+            # "only between 10:00 and 20:00", "entre 9h et 18h seulement": an allowed window
+            after = _CLAUSE_END.split(text[m.end() : m.end() + 30])[0]
+            only = not negated and bool(_ONLY.search(clause) or _ONLY.match(after))
+            half = _half_of_day(text[m.end() :]) if len(hi) == 2 else None
+            if half is not None:  # "between noon and eight in the evening"
+                hi = [hi[half]]
+            if len(lo) == len(hi) == 2 and lo[0] > hi[0]:
+                pairs = [(lo[0], hi[1])]  # "between nine and five": 9:00 to 17:00
+            elif len(lo) == 1 and len(hi) == 2:  # "between noon and eight": the later one
+                pairs = [(lo[0], hi[1] if hi[0] < lo[0] else hi[0])]
+            else:
+                pairs = list(zip(lo, hi, strict=False))
+            for reading, (a, b) in enumerate(pairs):
+                q = Quantity("clock", a, b, bound=negated or only, forbidden=negated)
+                out.append(_read(q, reading, len(pairs)))
             taken.append(m.span())
     for m in _HALF_PAST.finditer(text):
         past = _number(m.group(2))
@@ -278,6 +317,9 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                 continue
             suffix = m.group(4) or ("24" if (m.group(2) or "h" in m.group(0)) else "")
             minutes = _clock_minutes(hour, minute, suffix)
+            half = _half_of_day(text[m.end() :]) if len(minutes) == 2 else None
+            if half is not None:
+                minutes = [minutes[half]]
         for reading, at in enumerate(minutes):
             q = _bounded("clock", at, text[: m.start()])
             out.append(_read(q, reading, len(minutes)))
@@ -290,6 +332,9 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         if hour_said is None or hour_said > 24:
             continue
         readings = _clock_minutes(hour_said, 0, "")
+        half = _half_of_day(text[m.end(1) :]) if len(readings) == 2 else None
+        if half is not None:
+            readings = [readings[half]]
         for reading, at in enumerate(readings):
             q = _bounded("clock", at, text[: m.end(1) - len(m.group(1))])
             out.append(_read(q, reading, len(readings)))
@@ -332,12 +377,23 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         ):
             out.append(q)
             taken.append(m.span())
+    from desktop.flows.schedule import (  # here: schedule builds on this module
+        day_part_quantities,
+        frequency_quantities,
+        week_quantities,
+    )
+
+    has_clock = any(q.dim == "clock" for q in out)
+    out += week_quantities(text) + frequency_quantities(text)
+    out += day_part_quantities(text, has_clock)
     return tuple(out)
 
 
 def _clock_of(word: str) -> list[float] | None:
     m = _CLOCK.match(word)
-    if m and not m.group(5):
+    if m and m.group(5):
+        return [0.0] if m.group(5) in ("midnight", "minuit", "mezzanotte") else [720.0]
+    if m:
         hour, minute = float(m.group(1)), float(m.group(2) or m.group(3) or 0)
         suffix = m.group(4) or ("24" if (m.group(2) or "h" in m.group(0)) else "")
         return _clock_minutes(hour, minute, suffix) if hour <= 24 else None
@@ -345,6 +401,14 @@ def _clock_of(word: str) -> list[float] | None:
     if value is not None and value <= 24 and float(value).is_integer():
         return _clock_minutes(value, 0, "")
     return None
+
+
+def _meets(rule: Quantity, fact: Quantity) -> bool:
+    """Whether ``fact`` lies at least partly in ``rule``'s interval; a clock window whose
+    end comes before its start runs past midnight ("between 22:00 and 7:00")."""
+    if rule.dim == "clock" and rule.lo > rule.hi:
+        return fact.hi >= rule.lo or fact.lo <= rule.hi
+    return rule.lo <= fact.hi and fact.lo <= rule.hi
 
 
 def _relation(a: Quantity, b: Quantity) -> Comparison:
@@ -358,7 +422,7 @@ def _relation(a: Quantity, b: Quantity) -> Comparison:
         return "compatible" if max(a.lo, b.lo) <= min(a.hi, b.hi) else "conflict"
     if a.bound or b.bound:
         rule, fact = (a, b) if a.bound else (b, a)
-        inside = rule.lo <= fact.hi and fact.lo <= rule.hi
+        inside = _meets(rule, fact)
         if rule.forbidden:
             return "conflict" if inside else "compatible"
         return "compatible" if inside else "conflict"
@@ -376,6 +440,8 @@ def compare_quantities(text_a: str, text_b: str) -> Comparison:
             if a.dim != b.dim or (a.reading >= 0 and b.reading >= 0 and a.reading != b.reading):
                 continue
             verdicts.setdefault(a.dim, set()).add(_relation(a, b))
+    if "weekday" in verdicts:  # a day's time is compared with its day
+        verdicts.pop("clock", None)
     if not verdicts:
         return "none"
     lenient: tuple[Comparison, ...] = ("compatible", "differ", "conflict", "none")

@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from judge_cache import CachedJudge  # noqa: E402
 from prepare import split_of  # noqa: E402
 from synth import heldout, load_scenarios  # noqa: E402
 from train import auc as train_auc  # noqa: E402
@@ -76,7 +77,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^\w -]+", "", text).strip()[:60] or "note"
 
 
-def synthetic_rows(judge: OnnxJudge, embedding, rng: random.Random) -> list[Row]:
+def synthetic_rows(judge: OnnxJudge | CachedJudge, embedding, rng: random.Random) -> list[Row]:
     """Features of every written, typed and scenario note pair (no model at note level)."""
     notes: dict[str, str] = {}
     pairs: list[tuple[str, str, str, str, int]] = []  # source, split, a, b, label
@@ -134,7 +135,7 @@ def _features(verdict) -> dict[str, float]:
 
 
 def judge_vault(
-    judge: OnnxJudge, embedding, vault: Path, settings: JudgingSettings | None = None
+    judge: OnnxJudge | CachedJudge, embedding, vault: Path, settings: JudgingSettings | None = None
 ) -> tuple[list[tuple[str, str]], list[NotePairVerdict], dict[str, NoteSummary], int]:
     """Index ``vault`` and judge the note pairs its whole-vault scan judges, as the scan
     does (boilerplate counted over the whole vault, titles as names, no note-level model):
@@ -156,7 +157,7 @@ def judge_vault(
 
 
 def vault_rows(
-    judge: OnnxJudge, embedding, vault: Path, clashes: set[frozenset[str]]
+    judge: OnnxJudge | CachedJudge, embedding, vault: Path, clashes: set[frozenset[str]]
 ) -> tuple[list[Row], int]:
     """Features of every note pair a whole-vault scan judges in ``vault``."""
     keys, verdicts, _, notes = judge_vault(judge, embedding, vault)
@@ -221,20 +222,35 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--precision", type=float, default=0.8, help="held-out typed precision")
     p.add_argument("--vault-rate", type=float, default=0.02, help="shown pairs per vault note")
     p.add_argument("--l2", type=float, default=1.0)
+    p.add_argument(
+        "--source-weight",
+        action="append",
+        default=[],
+        metavar="SOURCE=W",
+        help="weigh a source's rows W times (written, typed, scenario, vault)",
+    )
     p.add_argument("--cache", type=Path, default=ROOT / "build" / "note-model" / "rows.json")
     p.add_argument("--refresh", action="store_true", help="recompute the features")
     p.add_argument("--write", action="store_true", help="save the model, pin it in the manifest")
     p.add_argument("--out", type=Path, help="save the model here instead (manifest untouched)")
     args = p.parse_args(argv)
 
-    judge = OnnxJudge(resolve_model("judge", args.judge))
+    judge = CachedJudge(
+        OnnxJudge(resolve_model("judge", args.judge)), args.cache.parent / "scores.json"
+    )
     embedding = load_embedding_model()
     data = hashlib.sha256()
     for f in sorted((ROOT / "scripts" / "judge" / "scenarios").glob("*.json")):
         data.update(f.read_bytes())
     if args.vault_labels:
         data.update(args.vault_labels.read_bytes())
-    parts = [judge.model_id, embedding.model_id, [str(v) for v in args.vault], data.hexdigest()]
+    parts = [
+        judge.model_id,
+        embedding.model_id,
+        [str(v) for v in args.vault],
+        data.hexdigest(),
+        list(FEATURES),
+    ]
     key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
     cached = json.loads(args.cache.read_text()) if args.cache.is_file() else {}
     if cached.get("key") == key and not args.refresh:
@@ -250,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             more, notes = vault_rows(judge, embedding, vault, clashes)
             rows += more
             vault_notes += notes
+        judge.save()
         args.cache.parent.mkdir(parents=True, exist_ok=True)
         args.cache.write_text(json.dumps({"key": key, "rows": rows, "vault_notes": vault_notes}))
 
@@ -262,13 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     scale[scale < 1e-6] = 1.0
     # Each source weighs as much in total as the written note pairs, whatever its size;
     # within it, both labels weigh alike.
+    boost = {k: float(v) for k, v in (x.split("=", 1) for x in args.source_weight)}
     w = np.ones(len(train))
     sources = sorted({r[0].split(":")[0] for r in train})
     for src in sources:
         for lab in (0, 1):
             sel = np.array([r[0].split(":")[0] == src and r[2] == lab for r in train])
             if sel.any():
-                w[sel] = 1.0 / sel.sum() / (2 * len(sources)) * len(train)
+                w[sel] = 1.0 / sel.sum() / (2 * len(sources)) * len(train) * boost.get(src, 1.0)
     weights, bias = fit((x - mean) / scale, y, w, l2=args.l2)
     model = NoteModel(
         tuple(FEATURES),
@@ -305,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                     best_pair([r for r, s in zip(val, sel, strict=True) if s]), yv[sel]
                 ),
                 "recall_at_precision": recall_at_precision(sv[sel], yv[sel], args.precision),
+                "recall_at_precision_0.9": recall_at_precision(sv[sel], yv[sel], 0.9),
             }
     # The shown threshold: the lowest probability at which the real vaults' note pairs (all
     # compatible but the ones --vault-labels names) pass at most --vault-rate per note, and
