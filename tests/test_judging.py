@@ -249,3 +249,18 @@ def test_values_of_two_statements_of_fact_are_not_counted_as_a_breach() -> None:
     assert v.best is not None and v.best.alignment is not None
     assert v.best.alignment.values == "conflict"  # the numbers clash …
     assert v.features["value_conflicts"] == 0.0  # … but no rule is broken
+
+
+def test_an_act_outside_what_a_rule_forbids_is_set_aside_and_one_inside_is_judged() -> None:
+    j = _always_contradicts()
+    nj = NoteJudge(j, model())
+    nj.prepare(
+        {
+            "rule.md": "Our team never deploys on weekends, whoever is on call.",
+            "friday.md": "The platform team ships its releases on Fridays, whoever is on call.",
+            "sunday.md": "The platform team ships its releases on Sundays, whoever is on call.",
+        }
+    )
+    friday, sunday = nj.judge_pairs([("rule.md", "friday.md"), ("rule.md", "sunday.md")])
+    assert friday.best is None and friday.set_aside == {"outside what the rule forbids": 1}
+    assert sunday.best is not None and not sunday.set_aside

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.flows.quantities import compare_quantities, quantities
+from desktop.flows.quantities import compare_quantities, outside_prohibition, quantities
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,31 @@ def test_days_of_the_year_with_their_bounds() -> None:
     assert (
         compare_quantities("The boiler is serviced on 12 March.", "Service: March 3.") == "differ"
     )
+
+
+@pytest.mark.parametrize(
+    ("rule", "act", "outside"),
+    [
+        ("We never deploy on weekends.", "The team ships on Fridays.", True),
+        ("No meetings on Wednesdays.", "The review meeting is on Thursday at 10:00.", True),
+        ("I never eat after 20:00.", "Dinner was at 19:00 yesterday.", True),
+        ("Pas de réunion le mercredi.", "La réunion d'équipe a lieu le jeudi.", True),
+        # The act lies in the forbidden window: a breach, for the judge to read.
+        ("We never deploy on weekends.", "We deployed on Saturday.", False),
+        ("I never eat after 20:00.", "Dinner was at 21:30 yesterday.", False),
+        # One of the acts lies in it.
+        ("We never deploy on weekends.", "We deploy on Fridays and Sundays.", False),
+        # The act's own negation may be the clash.
+        ("We never deploy on weekends.", "We did not deploy on Friday.", False),
+        # Not a prohibition: a bound the act keeps is compared elsewhere (values agree).
+        ("I ride at least half an hour a day.", "I rode 45 minutes today.", False),
+        # Two rules, or more than one kind of quantity shared: not this rule's question.
+        ("Nothing ships after Thursday noon.", "Releases go out every Friday 14:00-16:00.", False),
+        ("We never deploy on weekends.", "We never deploy on Fridays.", False),
+    ],
+)
+def test_an_act_outside_what_a_rule_forbids_does_not_break_it(
+    rule: str, act: str, outside: bool
+) -> None:
+    assert outside_prohibition(rule, act) is outside
+    assert outside_prohibition(act, rule) is outside

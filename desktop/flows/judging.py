@@ -56,7 +56,7 @@ from desktop.flows.alignment import (
 from desktop.flows.embedding import embed_in_steps
 from desktop.flows.note_features import FEATURES, note_features, rule_like
 from desktop.flows.progress import Progress
-from desktop.flows.quantities import compare_quantities
+from desktop.flows.quantities import compare_quantities, outside_prohibition
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
 from desktop.vault.sentence_vectors import SentenceVectorCache
 from desktop.vault.vectors import EmbeddingModel
@@ -391,6 +391,8 @@ class NoteJudge:
             reason = _SET_ASIDE.get(al.kind)
             if reason is None and al.kind == "value" and al.values == "compatible":
                 reason = "values agree"
+            if reason is None and outside_prohibition(na.sentences[i].text, nb.sentences[j].text):
+                reason = "outside what the rule forbids"
             if reason is not None:
                 aside[reason] += 1
                 continue

@@ -448,3 +448,31 @@ def compare_quantities(text_a: str, text_b: str) -> Comparison:
     per_dim = [next(level for level in lenient if level in found) for found in verdicts.values()]
     strict: tuple[Comparison, ...] = ("conflict", "differ", "compatible")
     return next((level for level in strict if level in per_dim), "none")
+
+
+def outside_prohibition(text_a: str, text_b: str) -> bool:
+    """Whether one sentence forbids a window ("we never deploy on weekends") and the other
+    states an act wholly outside it ("the team ships on Fridays"), with nothing else to
+    compare: a prohibition is not broken by what happens where it does not apply.
+
+    Only then: one side's quantities of a kind are all forbidden windows, the other's of
+    that kind are all plain values none of which meets any of those windows, the side
+    stating the act says no negation of its own (a "not" there may be the clash), and no
+    other kind of quantity is shared."""
+    qa, qb = quantities(text_a), quantities(text_b)
+    shared = {q.dim for q in qa} & {q.dim for q in qb}
+    if len(shared) != 1:
+        return False
+    (dim,) = shared
+    a = [q for q in qa if q.dim == dim]
+    b = [q for q in qb if q.dim == dim]
+    for rules, facts, fact_text in ((a, b, text_b), (b, a, text_a)):
+        if not all(q.bound and q.forbidden for q in rules):
+            continue
+        if any(q.bound for q in facts) or _NEGATION_BEFORE.search(
+            unicodedata.normalize("NFC", fact_text).replace("’", "'").casefold()
+        ):
+            continue
+        if not any(_meets(rule, fact) for rule in rules for fact in facts):
+            return True
+    return False
