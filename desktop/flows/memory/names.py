@@ -27,8 +27,9 @@ from collections.abc import Sequence
 
 from desktop.flows.memory.pages import SubjectPage, clean_subject_name, subject_key
 from desktop.flows.memory.secret_rules import token_like
-from desktop.flows.memory.support import content_words, fold, word_set
+from desktop.flows.memory.support import content_words, fold
 from desktop.flows.memory.wordclass import NAME, used_as_subject, word_roles
+from desktop.vault.stopwords import word_set
 
 MAX_WORDS = 4
 MAX_CHARS = 40
