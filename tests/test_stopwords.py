@@ -121,8 +121,9 @@ def test_counts_and_the_order_of_events_are_content_words() -> None:
     assert {"after", "once"} <= set(memory.content_words("Deploys once, after the review"))
 
 
-def test_snippets_mark_negations_that_every_other_reader_drops() -> None:
+def test_negations_are_stop_words_for_every_reader() -> None:
     assert NEGATIONS <= STOP_WORDS
-    assert stopwords.content_words("not on the weekend") == ["not", "weekend"]
+    assert stopwords.content_words("not on the weekend") == ["weekend"]
     assert scan.content_words("not on the weekend") == {"weekend"}
+    assert ingest.content_words("not on the weekend") == ["weekend"]
     assert fulltext.query_words("not on the weekend")[1] == ["weekend"]

@@ -8,9 +8,9 @@ ignore more words for its own purpose adds them next to itself, saying why.
 
 A list holds articles, pronouns and possessives, prepositions, conjunctions,
 auxiliaries and modals, determiners and quantifiers, and adverbs that say nothing
-about a subject ("also", "very", "still"). Negations are listed apart in
-:data:`NEGATIONS`: they say nothing about what a sentence is about, so they are stop
-words too, but a reader that shows polarity to the user (snippets) keeps them.
+about a subject ("also", "very", "still"). Negations (:data:`NEGATIONS`) are stop
+words too: they say nothing about what a sentence is about, and the scan reads a
+sentence's polarity apart (:mod:`desktop.flows.alignment`).
 Numbers ("one", "once") and the order of events ("before", "after") are not stop
 words: a changed count or order is what a contradiction or an invented detail is
 made of ("deploy after the review" against "before the review").
@@ -66,7 +66,7 @@ IT = word_set(
     quando dove perché già ancora sempre
     """
 )
-#: "not", "pas", "non": stop words for every reader but snippets, which show them.
+#: "not", "pas", "non": in every language's list (a sentence's polarity is read apart).
 NEGATIONS = word_set("no not ne n pas non")
 
 #: French and Italian function words that are English nouns ("AI" too): in no reader's list.
@@ -75,15 +75,11 @@ ENGLISH_NOUNS = word_set("car son era dove ai")
 #: Every language together, negations included: a vault mixes languages note by note.
 STOP_WORDS = (EN | FR | IT | NEGATIONS) - ENGLISH_NOUNS
 
-# Snippets mark the words of the query found in a note; "not" or "pas" is part of what
-# the user asked, so it is marked like any other word.
-_UNMARKED = STOP_WORDS - NEGATIONS
-
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 
 
 def is_stop_word(word: str) -> bool:
-    return word.casefold() in _UNMARKED
+    return word.casefold() in STOP_WORDS
 
 
 def content_words(text: str) -> list[str]:
