@@ -10,10 +10,10 @@ A list holds articles, pronouns and possessives, prepositions, conjunctions,
 auxiliaries and modals, determiners and quantifiers, and adverbs that say nothing
 about a subject ("also", "very", "still"). Negations (:data:`NEGATIONS`) are stop
 words too: they say nothing about what a sentence is about, and the scan reads a
-sentence's polarity apart (:mod:`desktop.flows.alignment`).
-Numbers ("one", "once") and the order of events ("before", "after") are not stop
-words: a changed count or order is what a contradiction or an invented detail is
-made of ("deploy after the review" against "before the review").
+sentence's polarity apart (:mod:`desktop.flows.alignment`). Numbers ("one", "once")
+and the order of events ("before", "after") are not stop words: a changed count or
+order is what a contradiction or an invented detail is made of ("deploy after the
+review" against "before the review").
 
 A vault mixes languages note by note and nothing says which language a note is in,
 so :data:`STOP_WORDS` is the union of the lists, less the few French and Italian
