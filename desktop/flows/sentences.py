@@ -21,26 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: Words that say nothing about the subject; a sentence needs a few others to be evidence.
-_STOP_TEXT = """
-    a an the and or but if then so of to in on at by for with from as is are was were be
-    been being am it its this that these those there here i me my we our you your he she
-    they them his her their not no yes do does did done have has had will would can could
-    should may might must shall just also very more most much many some any all every each
-    other such than too only own same about into over after before again once what which who
-    whom when where why how up down out off now well still yet really quite rather ever even
-    le la les un une des du de d l et ou mais si donc car ce cet cette ces il elle ils elles
-    on nous vous je j me m te t se s lui leur leurs mon ma mes ton ta tes son sa ses notre
-    nos votre vos est sont était été être avoir ai as a avons avez ont pas ne n plus moins
-    très que qu qui quoi dont où en y au aux par pour sur sous dans avec sans chez comme
-    tout tous toute toutes aussi bien fait faire c ça cela ceci là il lo la i gli le un uno
-    una di del della dello dei degli delle da dal dalla dai dagli dalle in nel nella nei
-    negli nelle su sul sulla sui sugli sulle per con tra fra e ed o ma se che chi cui non è
-    sono era erano essere stato ho hai ha abbiamo avete hanno mi ti ci vi si lo ne mio mia
-    miei mie tuo tua suo sua nostro nostra loro questo questa questi queste quello quella
-    più meno molto poco anche come quando dove perché già ancora sempre
-"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+from desktop.vault.stopwords import STOP_WORDS
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -122,6 +103,8 @@ def link_words(quote: str) -> frozenset[str]:
 
 
 def content_words(text: str) -> frozenset[str]:
+    """Words of three letters or more that are not stop words, and numbers (case folded,
+    elided articles cut: "l'acqua" is "acqua"); a sentence needs a few to be evidence."""
     words = (w.casefold().replace("’", "'") for w in _WORD.findall(text))
     out = set()
     for w in words:

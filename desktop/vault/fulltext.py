@@ -7,8 +7,9 @@ the same matches took 10–13 ms and ranking a word found in 1% of notes well un
 1 ms (tests/perf/bench_search.py). So the query is planned from each word's
 document frequency (read from an ``fts5vocab`` table on this connection, ~1 ms):
 
-* **Stop words** (English, French, Italian, German) are dropped, and so are words
-  of one or two letters, unless nothing else is left.
+* **Stop words** (:mod:`desktop.vault.stopwords`) are dropped, and so are words of
+  one or two letters (the "l" of "l'eau", "s", "ok"), which seldom say what a note
+  is about, unless nothing else is left.
 * **Words found in most notes** (more than half) only match titles and aliases.
   FTS5's BM25 gives such a word an IDF of ~0 (its ``log((N - n + 0.5) / (n + 0.5))``
   is clamped at 1e-6), so in a body it cannot rank anything; in a title it still
@@ -32,25 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.vault.stopwords import STOP_WORDS
+
 #: Most notes the ranked part of a query may match (~6 µs of ranking each here).
 RANKED_MATCHES = 1500
 
 _PHRASE = re.compile(r'"([^"]+)"')
 _TERM = re.compile(r"\w+", re.UNICODE)
-
-_STOP = (
-    "a an and are as at be been but by can could did do does for from had has have how i if "
-    "in into is it its me my no not of on or our so than that the their them then there "
-    "these they this to too up us was we were what when where which who whom why will with "
-    "would you your about after again all also am any because before being both each few "
-    "more most much must other over own same should some such only just very one two le la "
-    "les un une des du de et ou en au aux ce ces cet cette dans par pour sur avec sans est "
-    "sont pas ne que qui quoi je tu il elle nous vous ils elles mon ma mes son sa ses il lo "
-    "gli una uno di da del della dei delle che non per con su tra fra sono come anche der "
-    "die das ein eine und oder nicht ist sind mit von zu auf für den dem des im "
-)
-#: English, French, Italian and German words that say nothing about a note's subject.
-STOP_WORDS = frozenset(_STOP.split())
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,15 @@ def shown(run: ScanRun) -> list[dict[str, Any]]:
     ]
 
 
+def gate(run: ScanRun) -> dict[str, int]:
+    """How many sentences were evidence, and the sentence pairs past the subject gate."""
+    return {
+        "sentences": run.sentences,
+        "sentence_pairs_judged": run.sentence_pairs_judged,
+        "sentence_pairs_left_out": run.sentence_pairs_left_out,
+    }
+
+
 def counted(runs: list[ScanRun]) -> dict[str, Any]:
     known = {frozenset((c["note_a"], c["note_b"])) for c in EXPECTED["contradictions"]}
     near = {frozenset((c["note_a"], c["note_b"])) for c in EXPECTED["near_misses"]}
@@ -99,6 +108,7 @@ def main() -> None:
         out["vaults"][vault.name] = {
             "notes": notes,
             "note_pairs_judged": run.note_pairs_judged,
+            **gate(run),
             "seconds": round(time.perf_counter() - t, 1),
             "shown": len(run.pairs),
             "shown_per_50_notes": round(50 * len(run.pairs) / max(1, notes), 2),
@@ -117,7 +127,7 @@ def main() -> None:
         index.close()
         out["sample"] = {
             "whole_vault": counted([whole])
-            | {"note_pairs_judged": whole.note_pairs_judged, "pairs": shown(whole)},
+            | {"note_pairs_judged": whole.note_pairs_judged, **gate(whole), "pairs": shown(whole)},
             "focus_on_known": counted(focus),
         }
     gen.close()

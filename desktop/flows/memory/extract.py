@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from desktop.flows.memory.batches import RawLine
-from desktop.flows.memory.support import content_words, fold, word_set
+from desktop.flows.memory.support import content_words, fold
 from desktop.flows.sentences import is_command_line, split_block
+from desktop.vault.stopwords import word_set
 
 Outcome = Literal[
     "candidate",

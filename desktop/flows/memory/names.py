@@ -27,8 +27,9 @@ from collections.abc import Sequence
 
 from desktop.flows.memory.pages import SubjectPage, clean_subject_name, subject_key
 from desktop.flows.memory.secret_rules import token_like
-from desktop.flows.memory.support import content_words, fold, word_set
+from desktop.flows.memory.support import content_words, fold
 from desktop.flows.memory.wordclass import NAME, used_as_subject, word_roles
+from desktop.vault.stopwords import STOP_WORDS, word_set
 
 MAX_WORDS = 4
 MAX_CHARS = 40
@@ -43,14 +44,9 @@ PRONOUNS = word_set(
     questo quello
     """
 )
-_FUNCTION = word_set(
-    """
-    the a an and or but of to in on at by for with from into about as than then so if is are
-    was were be been am do does did has have had will would shall should can could may might
-    must not no le la les un une des du de et ou à au aux il lo gli una uno di da e o never
-    always instead also up down now often just very too new old
-    """
-)
+#: Words a subject name neither starts nor ends with (it would be a piece of a sentence):
+#: the function words, and "always", "often", "never", "instead", "new", "old".
+_FUNCTION = STOP_WORDS | word_set("never always instead often new old")
 #: One word that names no one thing a person would look up: "Team", "Work", "Stuff".
 _GENERIC = word_set(
     """

@@ -1,7 +1,8 @@
 """Lexical support: do the cited lines carry a fact's content words and its date?
 
 **Content words.** A fact's words, lower-cased and accent-folded, minus stop
-words (English, French, Italian) and words under 3 letters (numbers always
+words (:mod:`desktop.vault.stopwords`, and the words that report speech: "user",
+"said", "wants") and words under 3 letters (numbers always
 count). A word is supported when the cited text has the same word or one with
 the same first 5 letters ("deadline"/"deadlines", "décidé"/"décider"). Words of
 the fact's subject name and section are allowed without support: the model
@@ -59,6 +60,8 @@ import unicodedata
 from collections.abc import Iterable
 from datetime import date, timedelta
 
+from desktop.vault.stopwords import STOP_WORDS, word_set
+
 SUPPORT_THRESHOLD = 0.6
 #: The judge must give at least this P(entailment) for cited lines → rephrased fact.
 ENTAILMENT_THRESHOLD = 0.5
@@ -66,30 +69,16 @@ ENTAILMENT_THRESHOLD = 0.5
 CONTRADICTION_CEILING = 0.5
 PREFIX = 5
 
-_STOP_WORDS = """
-    the a an and or but if then than that this these those there their them they he she it
-    its we our you your i me my mine his her hers is are was were be been being am do does
-    did done has have had having will would shall should can could may might must of to in
-    on at by for with about from into onto over under as so not no yes also just very too
-    more most some any all each every both either neither which who whom whose what when
-    where why how user users assistant said says say told tell mentioned mention wants want
-    wanted plans plan planned going get got there here one ones thing things really quite
-    like le la les un une des du de et ou mais si que qui quoi dont est sont était être
-    avoir ai as a avons avez ont je tu il elle nous vous ils elles mon ma mes ton ta tes son
-    sa ses notre votre leur leurs ce cet cette ces dans sur sous avec pour par pas plus très
-    aussi au aux en y ne il lo gli una uno dei delle della del di da e o ma se che chi cui
-    sono era essere avere ho hai abbiamo avete hanno io tu lui lei noi voi loro mio mia miei
-    tuo tua suo sua nostro vostro questo questa quello quella nel nella con per tra fra non
-    più molto anche al allo alla ai
-"""
-
-
-def word_set(text: str) -> frozenset[str]:
-    """The whitespace-separated words of ``text`` (word lists kept as readable text)."""
-    return frozenset(text.split())
-
-
-_STOP = word_set(_STOP_WORDS)
+#: A fact is the model's account of what was said ("The user wants the flight on
+#: Friday"): the words of the account ("user", "wants", "said") and a paraphrase's filler
+#: ("things", "one", "like") are not the fact, so the cited line need not hold them.
+_REPORTING_WORDS = word_set(
+    """
+    user users assistant said says say told tell mentioned mention wants want wanted plans
+    plan planned going get got one ones thing things like
+    """
+)
+_STOP = STOP_WORDS | _REPORTING_WORDS
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from desktop.flows.memory.support import fold, word_set
+from desktop.flows.memory.support import fold
+from desktop.vault.stopwords import word_set
 
 #: The roles a word may have in what the user wrote; a subject is used as NAME or NOUN.
 NAME, NOUN, VERB, ADJECTIVE, MODIFIER, OPENER, MARK = (
