@@ -603,6 +603,9 @@ def test_a_description_that_is_not_about_the_quotes_is_replaced(index: VaultInde
         "Production releases go out every Friday afternoon, more than quiet weekends.",
         # A number neither quote has: the time moved.
         "Releases go out on Friday at 15:00, nothing ships after Thursday noon.",
+        # Both quotes copied one after the other: the card shows them already.
+        "Production releases go out every Friday afternoon. Nothing ships to production "
+        "after Thursday noon.",
     )
     for junk in junk_lines:
         run = scan(

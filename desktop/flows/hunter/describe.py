@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from desktop.flows.hunter.plain import describe_from_quotes
@@ -72,7 +73,8 @@ def about_the_quotes(line: str, pair: Pair) -> bool:
       one quote spliced to the other note's title ("…says more about their mood than
       onboarding with a real bug"), which names one side and explains nothing;
     * no number of its own: every number in it is in a quote or a title (it moved a
-      nightly run "at 02:00" to "14:00" and a release window to "15:00 and 23:00").
+      nightly run "at 02:00" to "14:00" and a release window to "15:00 and 23:00");
+    * not both quotes copied one after the other, which the card shows already.
     """
     if "[" in line or line.lstrip().startswith(("...", "…")):
         return False
@@ -91,7 +93,21 @@ def about_the_quotes(line: str, pair: Pair) -> bool:
             return False
         if not words & (one - other):
             return False  # says nothing of one side: one quote and the other note's title
-    return True
+    # Not both quotes copied one after the other: the card shows them already.
+    return not (_said_again(line, pair.quote_a) and _said_again(line, pair.quote_b))
+
+
+def _said_again(line: str, quote: str) -> bool:
+    """Whether ``line`` holds most of ``quote`` word for word (a run of its words)."""
+    said, words = _words(line), _words(quote)
+    if not words:
+        return False
+    run = SequenceMatcher(None, said, words, autojunk=False).find_longest_match()
+    return run.size >= max(4, 0.6 * len(words))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.casefold())
 
 
 def plain_description(pair: Pair) -> str:
