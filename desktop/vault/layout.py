@@ -14,12 +14,17 @@ here are opened without following a link.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from desktop.vault.errors import StateUnsafe, VaultNotFound
+from foundation import atomic
 
 STATE_DIR = ".antinomy"
 #: Folders Antinomy never writes into (and the index never reads).
@@ -126,3 +131,49 @@ def approval_identity(root: Path) -> str:
     of the same vault in another folder (it would carry the same id).
     """
     return f"{vault_id(root)}@{root.resolve()}"
+
+
+def read_state_text(path: Path) -> str | None:
+    """A state file's text, None when it does not exist; never through a link (refused by
+    name), only a regular file, only UTF-8 (``ValueError`` otherwise)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        if path.is_symlink():
+            raise StateUnsafe(link_refusal(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        try:
+            return f.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path} is not UTF-8") from exc
+
+
+@contextmanager
+def state_lock(folder: Path, name: str) -> Iterator[None]:
+    """Hold the lock file ``folder/name`` (created if need be, never through a link) for
+    one writer of a state file at a time; blocks while another holds it."""
+    lock = folder / name
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError:
+        if lock.is_symlink():
+            raise StateUnsafe(link_refusal(lock)) from None
+        raise
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def write_state_json(target: Path, data: Any) -> None:
+    """Replace a state file atomically with ``data`` as JSON; a link in its place is
+    refused by name, never followed."""
+    if target.is_symlink():
+        raise StateUnsafe(link_refusal(target))
+    atomic.write_json(target, data, indent=1)

@@ -15,7 +15,6 @@ Blocking file I/O: call it off the GUI thread.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -25,14 +24,13 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from desktop.flows.hunter.labels import _read_nofollow, now
+from desktop.flows.hunter.labels import now
 from desktop.flows.hunter.records import IgnoredReport
 from desktop.flows.hunter.verify import clean_quote, normalise_text
 from desktop.flows.progress import plural
 from desktop.flows.sentences import split_sentences
 from desktop.vault.errors import StateUnsafe, VaultError
-from desktop.vault.layout import NOFOLLOW, link_refusal, state_dir
-from foundation import atomic
+from desktop.vault.layout import read_state_text, state_dir, state_lock, write_state_json
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +113,7 @@ class IgnoreStore:
         """The list (empty when there is none); ``ValueError`` when it cannot be read."""
         if not (self.root / ".antinomy").is_dir():
             return IgnoreList()
-        raw = _read_nofollow(state_dir(self.root) / IGNORED_FILE)
+        raw = read_state_text(state_dir(self.root) / IGNORED_FILE)
         if raw is None:
             return IgnoreList()
         try:
@@ -128,15 +126,7 @@ class IgnoreStore:
         """Read, let the caller change, write back — one writer at a time. An unreadable
         file is refused (:class:`IgnoreListUnreadable`), never overwritten."""
         folder = state_dir(self.root)
-        lock = folder / LOCK_FILE
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError:
-            if lock.is_symlink():
-                raise StateUnsafe(link_refusal(lock)) from None
-            raise
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with state_lock(folder, LOCK_FILE):
             try:
                 ignored = self.read()
             except ValueError as exc:
@@ -146,12 +136,7 @@ class IgnoreStore:
                     "to ignore)."
                 ) from None
             yield ignored
-            target = folder / IGNORED_FILE
-            if target.is_symlink():
-                raise StateUnsafe(link_refusal(target))
-            atomic.write_json(target, ignored.to_json(), indent=1)
-        finally:
-            os.close(fd)
+            write_state_json(folder / IGNORED_FILE, ignored.to_json())
 
 
 def add_item(ignored: IgnoreList, item: IgnoredItem) -> bool:

@@ -17,11 +17,9 @@ call it off the GUI thread.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -40,12 +38,10 @@ from desktop.flows.hunter.records import TENSION_TYPE, load_last_run
 from desktop.flows.hunter.verify import dismissal_key
 from desktop.flows.judging import note_names
 from desktop.flows.sentences import plain
-from desktop.vault.errors import StateUnsafe
-from desktop.vault.layout import NOFOLLOW, link_refusal, state_dir
+from desktop.vault.layout import read_state_text, state_dir, state_lock, write_state_json
 from desktop.vault.names import by_basename
 from desktop.vault.notes import NoteSkipped, read_note
 from desktop.vault.walk import walk_vault
-from foundation import atomic
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +178,7 @@ class LabelStore:
     def read(self) -> Learned:
         """What was learned; rebuilt from the notes (not saved) when the file is missing.
         An unreadable file raises ``ValueError`` (the caller says so and decides as shipped)."""
-        raw = _read_nofollow(state_dir(self.root) / LEARNED_FILE)
+        raw = read_state_text(state_dir(self.root) / LEARNED_FILE)
         if raw is None:
             return rebuild(self.root)
         return Learned.from_json(json.loads(raw))
@@ -192,15 +188,7 @@ class LabelStore:
         """Read, let the caller change, write back — one writer at a time (a blocking lock:
         edits are short). A damaged file is kept aside as ``learned.json.damaged``."""
         folder = state_dir(self.root)
-        lock = folder / LOCK_FILE
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError:
-            if lock.is_symlink():
-                raise StateUnsafe(link_refusal(lock)) from None
-            raise
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with state_lock(folder, LOCK_FILE):
             try:
                 learned = self.read()
             except ValueError as exc:
@@ -209,31 +197,7 @@ class LabelStore:
                 (folder / LEARNED_FILE).rename(damaged)  # set aside, not written: no temp file
                 learned = rebuild(self.root)
             yield learned
-            target = folder / LEARNED_FILE
-            if target.is_symlink():
-                raise StateUnsafe(link_refusal(target))
-            atomic.write_json(target, learned.to_json(), indent=1)
-        finally:
-            os.close(fd)
-
-
-def _read_nofollow(path: Path) -> str | None:
-    """The file's text, None when it does not exist; never through a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError:
-        if path.is_symlink():
-            raise StateUnsafe(link_refusal(path)) from None
-        raise
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ValueError(f"{path} is not a regular file")
-        try:
-            return f.read().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path} is not UTF-8") from exc
+            write_state_json(folder / LEARNED_FILE, learned.to_json())
 
 
 # ------------------------------------------------------------------ recording decisions
