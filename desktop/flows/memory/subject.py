@@ -1,0 +1,148 @@
+"""The sentence's own subject, read in code: "Clara starts her new job at the hospital" is
+about Clara, not about the hospital.
+
+A statement whose grammatical subject is one name is filed under that name without asking
+the model which subject it is about (the shipped 135M model filed such lines under a place
+or a thing the sentence mentions further on). The subject phrase is what comes before the
+first verb; it is read by rules of English word order:
+
+* it opens the sentence, after any article or possessive ("The Atlas service …", "My
+  cousin Ana …", "The landlord of Elm Court …");
+* it ends at the first verb: an auxiliary or a common verb (:mod:`.wordclass`'s list), a
+  word ending in "-ed", "cannot", or a word ending in "-s" right after the name (the third
+  person of the present: "Ana bakes …", "Kiln only fires …" — adverbs between are skipped);
+* a word opening the sentence is a name when :mod:`.wordclass` reads it as one (a verb
+  follows, or it is shaped as a name), or when the conversation uses it as a name
+  elsewhere (capitalised inside a sentence: "my cousin Ana", then "Ana bakes bread.");
+* a verb before any name, or more than four words before the first, means the subject
+  is no name ("Gardening takes most of my Sundays");
+* a pronoun opening the sentence ("I", "we", "she") gives no subject: the model chooses
+  among the names the line holds, as it does when the phrase holds two names ("Ana and
+  Ben share a flat") or none.
+
+Months, weekdays and the pronoun "I" are never names here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from desktop.flows.memory.names import _CALENDAR
+from desktop.flows.memory.support import fold, word_set
+from desktop.flows.memory.wordclass import (
+    _MODALS,
+    _SENTENCE_END,
+    _SUBJECTS,
+    _TOKEN,
+    _VERBS,
+    NAME,
+    _base,
+    _is_word,
+    _name_shaped,
+    word_roles,
+)
+
+_DETERMINERS = word_set("the a an this that these those my our your his her their its")
+#: Adverbs that may stand between a subject and its verb ("Ana only eats …").
+_ADVERBS = word_set(
+    """
+    only also still just always never often usually sometimes already now really rarely
+    currently finally soon
+    """
+)
+_NOT_NAMES = word_set("i i'm i've i'd i'll")
+#: Words before the first name that a subject phrase may hold ("the contact person at").
+MAX_LEADING_WORDS = 4
+
+
+def conversation_names(texts: Iterable[str]) -> frozenset[str]:
+    """Folded words the conversation uses as names inside a sentence (not as its first word,
+    where a capital proves nothing): "my cousin Ana" gives "ana"."""
+    names: set[str] = set()
+    for text in texts:
+        start = True
+        for token, role in word_roles(text):
+            if not _is_word(token):
+                start = start or token in _SENTENCE_END or token == "\n"
+                continue
+            word = _base(token)
+            if not start and role == NAME and word not in _CALENDAR and word not in _NOT_NAMES:
+                names.add(word)
+            start = False
+    return frozenset(names)
+
+
+def sentence_subject(sentence: str, *, known: Iterable[str] = ()) -> str | None:
+    """The one name the sentence's subject phrase holds ("Ana", "Atlas service" → "Atlas"),
+    or None (a pronoun subject, no name, two names, or no subject phrase found).
+
+    ``known``: folded names the conversation or the user's pages use (:func:`conversation_names`).
+    """
+    known_names = {fold(k) for k in known}
+    tokens = _TOKEN.findall(" ".join(sentence.split()))
+    runs: list[str] = []
+    run: list[str] = []
+    leading = 0
+    for i, token in enumerate(tokens):
+        if not _is_word(token):
+            if run:
+                runs.append(" ".join(run))
+                run = []
+            if token in _SENTENCE_END:
+                break
+            continue
+        word = _base(token)
+        if i == 0 and word in _SUBJECTS:
+            return None
+        if _is_name(tokens, i, known_names):
+            run.append(re.sub(r"['’]s$", "", token))
+            continue
+        after_name = bool(run)
+        if run:
+            runs.append(" ".join(run))
+            run = []
+        if runs and _verb_like(word, after_name=after_name or _adverbs_since_name(tokens, i)):
+            break
+        if not runs and word not in _DETERMINERS:
+            leading += 1
+            # A verb before any name: the subject phrase holds none ("Gardening takes …").
+            if leading > MAX_LEADING_WORDS or _verb_like(word, after_name=leading > 1):
+                return None
+    if run:
+        runs.append(" ".join(run))
+    distinct = list(dict.fromkeys(runs))
+    return distinct[0] if len(distinct) == 1 else None
+
+
+def _is_name(tokens: list[str], i: int, known: set[str]) -> bool:
+    token = tokens[i]
+    word = _base(token)
+    if word in _CALENDAR or word in _NOT_NAMES or word in _DETERMINERS or not token[:1].isalnum():
+        return False
+    if word in known or _name_shaped(token):
+        return True
+    if not token[:1].isupper():
+        return False
+    if i > 0:
+        return True
+    # The first word: a name only when the sentence goes on as after its subject.
+    roles = list(word_roles(" ".join(tokens[:3])))
+    return bool(roles) and roles[0][1] == NAME
+
+
+def _adverbs_since_name(tokens: list[str], i: int) -> bool:
+    """Whether only adverbs stand between the last name before ``tokens[i]`` and it."""
+    j = i - 1
+    while j >= 0 and _base(tokens[j]) in _ADVERBS:
+        j -= 1
+    return j < i - 1 and j >= 0 and tokens[j][:1].isupper()
+
+
+def _verb_like(word: str, *, after_name: bool) -> bool:
+    if word in _VERBS or word in _MODALS or word == "cannot":
+        return True
+    if word.endswith("ed") and len(word) > 4:
+        return True
+    # The third person of the present, right after its subject: "Ana bakes", "Kiln fires".
+    return after_name and word.endswith("s") and not word.endswith(("ss", "us", "is", "ous"))
