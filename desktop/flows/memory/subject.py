@@ -12,8 +12,12 @@ first verb; it is read by rules of English word order:
   word ending in "-ed", "cannot", or a word ending in "-s" right after the name (the third
   person of the present: "Ana bakes …", "Kiln only fires …" — adverbs between are skipped);
 * a word opening the sentence is a name when :mod:`.wordclass` reads it as one (a verb
-  follows, or it is shaped as a name), or when the conversation uses it as a name
-  elsewhere (capitalised inside a sentence: "my cousin Ana", then "Ana bakes bread.");
+  follows, or it is shaped as a name), when a verb in "-s" and its object follow ("Ana
+  bakes the bread", "Kiln only fires two …": an adjective before a plural noun is followed
+  by a preposition or a verb, never an article — "Quick notes about …"), or when the
+  conversation uses it as a name elsewhere: capitalised inside a sentence ("my cousin
+  Ana", then "Ana bakes bread.") or opening another sentence as a name does ("Ana bakes
+  the bread." then "Ana hides under the table.");
 * a verb before any name, or more than four words before the first, means the subject
   is no name ("Gardening takes most of my Sundays");
 * a pronoun opening the sentence ("I", "we", "she") gives no subject: the model chooses
@@ -70,6 +74,11 @@ def conversation_names(texts: Iterable[str]) -> frozenset[str]:
             if not start and role == NAME and word not in _CALENDAR and word not in _NOT_NAMES:
                 names.add(word)
             start = False
+        # A first word the sentence's own shape makes a name ("Ana bakes the bread").
+        for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
+            tokens = _TOKEN.findall(sentence)
+            if tokens and _is_name(tokens, 0, set()):
+                names.add(_base(tokens[0]))
     return frozenset(names)
 
 
@@ -128,7 +137,21 @@ def _is_name(tokens: list[str], i: int, known: set[str]) -> bool:
         return True
     # The first word: a name only when the sentence goes on as after its subject.
     roles = list(word_roles(" ".join(tokens[:3])))
-    return bool(roles) and roles[0][1] == NAME
+    # "Then I asked …": the pronoun "I" is capitalised, but it is no name after a name.
+    if roles and roles[0][1] == NAME and (len(tokens) < 2 or _base(tokens[1]) not in _NOT_NAMES):
+        return True
+    # … or a verb in "-s" with its object follows ("Ana bakes the bread", "Ana takes 2"),
+    # or an adverb and such a verb ("Ana only eats …"); an adjective before a plural noun is
+    # followed by a preposition or a verb, not by an article ("Quick notes about …").
+    after = [_base(t) for t in tokens[1:4]]
+    if after and after[0] in _ADVERBS:
+        after = after[1:]
+    return (
+        len(after) >= 2
+        and tokens[1][:1].islower()
+        and _verb_like(after[0], after_name=True)
+        and (after[1] in _DETERMINERS or after[1].isdigit())
+    )
 
 
 def _adverbs_since_name(tokens: list[str], i: int) -> bool:
