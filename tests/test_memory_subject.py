@@ -33,6 +33,9 @@ INTRO = "My aunt Ines and my neighbour Bruno both help at the allotment."
         ("My aunt Ines is learning Portuguese at the Corvo institute.", "Ines"),
         ("The Heron app was rewritten over the summer.", "Heron"),
         ("The treasurer of Elm Club is a retired pilot.", "Elm Club"),
+        # A description that "is" names one: the name it is.
+        ("My favourite bakery is Crumbs on the corner.", "Crumbs"),
+        ("The best dentist in town is Dr Okafor.", "Dr Okafor"),
     ],
 )
 def test_the_one_name_of_the_subject_phrase_is_the_subject(sentence: str, subject: str) -> None:
@@ -48,6 +51,7 @@ def test_the_one_name_of_the_subject_phrase_is_the_subject(sentence: str, subjec
         "Short notes about the Heron app and the Wren app.",  # two names, no verb
         "Gardening takes most of my Sundays.",  # an opener, not a name anyone used
         "On Monday the Heron app goes live.",  # a weekday is never a name
+        "My plan is to walk to Kelso.",  # "is" names no one: the rest is the model's
     ],
 )
 def test_no_single_name_leaves_the_choice_to_the_model(sentence: str) -> None:

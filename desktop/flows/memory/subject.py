@@ -19,7 +19,8 @@ first verb; it is read by rules of English word order:
   Ana", then "Ana bakes bread.") or opening another sentence as a name does ("Ana bakes
   the bread." then "Ana hides under the table.");
 * a verb before any name, or more than four words before the first, means the subject
-  is no name ("Gardening takes most of my Sundays");
+  is no name ("Gardening takes most of my Sundays") — but a description that "is" names
+  one gives that name ("My dentist is Dr Okafor", "The best bakery in town is Crumbs");
 * a pronoun opening the sentence ("I", "we", "she") gives no subject: the model chooses
   among the names the line holds, as it does when the phrase holds two names ("Ana and
   Ben share a flat") or none.
@@ -56,6 +57,7 @@ _ADVERBS = word_set(
     """
 )
 _NOT_NAMES = word_set("i i'm i've i'd i'll")
+_COPULAS = word_set("is are was were")
 #: Words before the first name that a subject phrase may hold ("the contact person at").
 MAX_LEADING_WORDS = 4
 
@@ -115,13 +117,28 @@ def sentence_subject(sentence: str, *, known: Iterable[str] = ()) -> str | None:
             break
         if not runs and word not in _DETERMINERS:
             leading += 1
-            # A verb before any name: the subject phrase holds none ("Gardening takes …").
+            # A verb before any name: the subject phrase holds none ("Gardening takes …"),
+            # unless it is a description the verb "to be" names ("My dentist is Dr Okafor").
+            if word in _COPULAS and _base(tokens[0]) in _DETERMINERS:
+                return _complement_name(tokens, i + 1, known_names)
             if leading > MAX_LEADING_WORDS or _verb_like(word, after_name=leading > 1):
                 return None
     if run:
         runs.append(" ".join(run))
     distinct = list(dict.fromkeys(runs))
     return distinct[0] if len(distinct) == 1 else None
+
+
+def _complement_name(tokens: list[str], start: int, known: set[str]) -> str | None:
+    """The name run right after "is" (an article before it skipped): "… is Neovim with …"."""
+    i = start
+    while i < len(tokens) and _base(tokens[i]) in _DETERMINERS:
+        i += 1
+    run: list[str] = []
+    while i < len(tokens) and _is_word(tokens[i]) and _is_name(tokens, i, known):
+        run.append(re.sub(r"['’]s$", "", tokens[i]))
+        i += 1
+    return " ".join(run) or None
 
 
 def _is_name(tokens: list[str], i: int, known: set[str]) -> bool:
