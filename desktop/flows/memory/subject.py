@@ -63,8 +63,9 @@ MAX_LEADING_WORDS = 4
 
 
 def conversation_names(texts: Iterable[str]) -> frozenset[str]:
-    """Folded words the conversation uses as names inside a sentence (not as its first word,
-    where a capital proves nothing): "my cousin Ana" gives "ana"."""
+    """Folded words the conversation uses as names: inside a sentence ("my cousin Ana" gives
+    "ana"), or opening one as a name does (a verb follows: "Ana bakes the bread"); a capital
+    on a first word alone proves nothing."""
     names: set[str] = set()
     for text in texts:
         start = True
