@@ -15,7 +15,9 @@ Every model runs the same fixed set (tests/data/llm_choice/, written for this be
   --force --llm GGUF`` (run again, as a user would, after a ``json_failure``). A planted
   fact is *kept* when a written fact holds its words and is filed under its person or
   project; *mixed* when it is filed under, or names, the conversation's other one, or a
-  third person's fact is written as the user's own.
+  third person's fact is written as the user's own; each planted line's outcome in the
+  report is kept, and a *silent drop* is one neither written, already on a page, nor set
+  aside, rejected or quarantined with its reason.
 * **ingest** — 5 short documents (``sources/``), each into an empty scratch vault with
   ``antinomy ingest FILE --vault V --yes --json --llm GGUF``: plans accepted on the first
   answer, plans applied, claim lines written, and claim lines with a number or most of
