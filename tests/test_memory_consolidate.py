@@ -68,7 +68,8 @@ def test_subjects_are_offered_as_an_enum_and_a_refused_name_falls_back(tmp_path:
         routes={
             "Lisbon": route("new", new_subject="We decided to fly"),  # a sentence
             "window": route("new", new_subject="we"),  # a pronoun
-            "Helios": route("new", new_subject="thetosmallworld"),  # never said: a fragment
+            # The sentence's own subject is read in code: the model is offered only that one.
+            "Helios": route("new", new_subject="thetosmallworld"),
         }
     )
     report = consolidate(tmp_path, gen)
@@ -77,8 +78,10 @@ def test_subjects_are_offered_as_an_enum_and_a_refused_name_falls_back(tmp_path:
     assert schema["properties"]["subject"]["enum"][:2] == ["Lisbon", "Ana"]
     assert schema["properties"]["subject"]["enum"][-1] == "new"
     assert "pattern" in schema["properties"]["new_subject"]
+    helios = gen.calls[2][2]
+    assert helios is not None and helios["properties"]["subject"]["enum"] == ["Helios"]
     refused = {f.subject_refused: f.subject for f in report.accepted}
-    assert refused == {"We decided to fly": "Lisbon", "we": "Flights", "thetosmallworld": "Helios"}
+    assert refused == {"We decided to fly": "Lisbon", "we": "Flights", "": "Helios"}
     names = sorted(p.name for p in subject_pages(tmp_path))
     assert names == ["Flights", "Helios", "Lisbon"]
 

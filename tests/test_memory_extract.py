@@ -86,6 +86,24 @@ def test_a_short_answer_is_completed_by_the_question_and_cites_both_lines() -> N
     assert got.lines[3].outcome == "fragment"
 
 
+def test_a_reply_that_puts_off_a_yes_or_no_question_is_set_aside_not_completed() -> None:
+    lines = [
+        _line(1, "assistant", "Should I write the migration script now?"),
+        _line(2, "user", "Tomorrow."),  # a date word: an answer
+        _line(3, "assistant", "Do you want me to open a ticket for it?"),
+        _line(4, "user", "Afterwards."),  # puts the question off: nothing to keep
+        _line(5, "assistant", "Do you take the train or the bus?"),
+        _line(6, "user", "Bus."),  # the question offers a choice: an answer
+    ]
+    got = extract_candidates(lines)
+    assert [c.text for c in got.candidates] == ["Tomorrow.", "Bus."]
+    assert [c.context for c in got.candidates] == [
+        "Should I write the migration script now?",
+        "Do you take the train or the bus?",
+    ]
+    assert got.lines[3].outcome == "fragment"  # listed and re-queueable with its reason
+
+
 @pytest.mark.parametrize(
     ("name", "problem"),
     [

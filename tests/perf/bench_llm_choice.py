@@ -15,7 +15,9 @@ Every model runs the same fixed set (tests/data/llm_choice/, written for this be
   --force --llm GGUF`` (run again, as a user would, after a ``json_failure``). A planted
   fact is *kept* when a written fact holds its words and is filed under its person or
   project; *mixed* when it is filed under, or names, the conversation's other one, or a
-  third person's fact is written as the user's own.
+  third person's fact is written as the user's own; each planted line's outcome in the
+  report is kept, and a *silent drop* is one neither written, already on a page, nor set
+  aside, rejected or quarantined with its reason.
 * **ingest** — 5 short documents (``sources/``), each into an empty scratch vault with
   ``antinomy ingest FILE --vault V --yes --json --llm GGUF``: plans accepted on the first
   answer, plans applied, claim lines written, and claim lines with a number or most of
@@ -320,6 +322,13 @@ def score_fact(planted: dict[str, Any], facts: list[dict[str, Any]]) -> dict[str
     }
 
 
+def silent(outcome: str) -> bool:
+    """A planted line with no account in the report: not written, not already on a page,
+    not set aside, rejected or quarantined with its reason."""
+    marks = ("written to", "already on", "set aside", "rejected", "quarantined")
+    return not any(mark in outcome for mark in marks)
+
+
 def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any]:
     conversations = json.loads((DATA / "transcripts.json").read_text())["transcripts"][:limit]
     rows = []
@@ -333,6 +342,7 @@ def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any
         imported = run_cli(["capture", "import", str(transcript), "--vault", str(vault)])
         runs = []
         facts: list[dict[str, Any]] = []
+        outcomes: dict[str, str] = {}
         for _ in range(3):  # a json_failure leaves the input pending: run again
             run = run_cli(["consolidate", "--vault", str(vault), "--force", "--json",
                            "--llm", gguf])  # fmt: skip
@@ -344,6 +354,9 @@ def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any
                 | {"fallback": bool(f.get("fallback_reason")), "refused": f.get("subject_refused")}
                 for f in report.get("accepted", [])
             ]
+            for line in report.get("lines", []):
+                number = str(line.get("line_id", "")).rpartition("#L")[2]
+                outcomes[number] = f"{line.get('outcome')}: {line.get('detail')}"
             runs.append(
                 {
                     "code": run["code"],
@@ -357,7 +370,12 @@ def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any
             )
             if report.get("status") != "json_failure":
                 break
-        planted = [turn[2] | {"line": turn[1]} for turn in conv["turns"] if len(turn) > 2]
+        # One turn is one raw line here, numbered from 1: the planted line's outcome.
+        planted = [
+            turn[2] | {"line": turn[1], "outcome": outcomes.get(str(i + 1), "")}
+            for i, turn in enumerate(conv["turns"])
+            if len(turn) > 2
+        ]
         rows.append(
             {
                 "id": conv["id"],
@@ -367,7 +385,12 @@ def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any
                 "rephrase_fallbacks": sum(f["fallback"] for f in facts),
                 "rephrased": sum(f["wording"] == "rephrased" for f in facts),
                 "subjects_refused": [f["refused"] for f in facts if f["refused"]],
-                "planted": [{"line": p["line"]} | score_fact(p, facts) for p in planted],
+                "planted": [
+                    {"line": p["line"], "outcome": p["outcome"]}
+                    | score_fact(p, facts)
+                    | {"silent": silent(p["outcome"])}
+                    for p in planted
+                ],
             }
         )
     planted_all = [p for r in rows for p in r["planted"]]
@@ -377,6 +400,7 @@ def bench_memory(model: str, gguf: str, work: Path, limit: int) -> dict[str, Any
         "kept": sum(p["kept"] for p in planted_all),
         "mixed": sum(p["mixed"] for p in planted_all),
         "written_with_its_words": sum(p["written_with_its_words"] for p in planted_all),
+        "silent_drops": sum(p["silent"] for p in planted_all),
         "json_failures": sum(
             1 for r in rows for run in r["runs"] if run["status"] == "json_failure"
         ),

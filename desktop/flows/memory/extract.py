@@ -17,7 +17,9 @@ sentence becomes a :class:`Candidate` unless it is
 
 A short user line that answers an assistant question ("Which day?" →
 "Tuesday.") is completed with that question as context and cited to both
-lines. The candidate carries its line ids from the start: the model never
+lines; a short reply that only puts off a yes-or-no question ("Should I add a
+test?" → "Later.": no number, date word or name) stays a fragment, set aside
+with its reason. The candidate carries its line ids from the start: the model never
 chooses a citation, so a citation cannot be wrong.
 """
 
@@ -104,6 +106,20 @@ _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|i think|i guess|i suppose|not sure|i wonder|"
     r"might|may be|kind of|sort of|i don['’]?t know|no idea|peut-être|peut-etre|je pense|"
     r"je crois|forse|penso|credo|non so)\b",
+    re.IGNORECASE,
+)
+#: A question that asks for yes or no opens with an auxiliary or a modal.
+_YES_NO_START = re.compile(
+    r"^(?:is|are|was|were|am|do|does|did|can|could|would|will|should|shall|may|might|have|"
+    r"has|had|est-ce|dois-je|veux-tu|voulez-vous|devo|vuoi)\b",
+    re.IGNORECASE,
+)
+_ALTERNATIVE = re.compile(r"\b(?:or|ou|o|oppure)\b", re.IGNORECASE)
+#: What a short reply must hold to answer a yes-or-no question with a fact of its own.
+_DETAIL = re.compile(
+    r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+    r"march|april|may|june|july|august|september|october|november|december|today|tomorrow|"
+    r"tonight)\b",
     re.IGNORECASE,
 )
 _CODE_HINT = re.compile(
@@ -234,16 +250,33 @@ def _from_user_line(
             else:
                 found.append(Candidate(sentence, (line.line_id,)))
         elif outcome == "fragment" and question and content_words(sentence):
-            found.append(_answer(sentence, line, question))
+            if _declines(sentence, question):
+                reasons.append(outcome)  # "Later." to "Should I …?": set aside, not a fact
+            else:
+                found.append(_answer(sentence, line, question))
         else:
             reasons.append(outcome)
     return found, reasons
 
 
 def _answer(sentence: str, line: RawLine, question: RawLine) -> Candidate:
+    return Candidate(sentence, (question.line_id, line.line_id), context=_asked(question))
+
+
+def _asked(question: RawLine) -> str:
     q = split_sentences(question.text)
-    asked = next((s for s in reversed(q) if s.endswith("?")), question.text)
-    return Candidate(sentence, (question.line_id, line.line_id), context=asked)
+    return next((s for s in reversed(q) if s.endswith("?")), question.text)
+
+
+def _declines(sentence: str, question: RawLine) -> bool:
+    """Whether a short reply only puts off a yes-or-no question ("Should I add a test?" →
+    "Later."): such a question asks for yes or no (it opens with an auxiliary and offers no
+    "or"), so a reply without a number, a date word or a name answers nothing to keep.
+    "Which day?" → "Tuesday." and "Tea or coffee?" → "Coffee." are answers."""
+    asked = _asked(question)
+    if not _YES_NO_START.match(asked) or _ALTERNATIVE.search(asked):
+        return False
+    return not (_DETAIL.search(sentence) or any(w[:1].isupper() for w in sentence.split()[1:]))
 
 
 def _open_question(previous: RawLine | None) -> RawLine | None:

@@ -10,7 +10,10 @@ stricter retry, raw answers kept on failure)::
 
 The offered subjects are an enum: the existing subjects the statement names,
 the names code found in the statement (:func:`~.names.suggest_subjects`), then
-other existing subjects. A ``new_subject`` is length- and pattern-limited by
+other existing subjects. When the sentence's own subject is one name ("Ana bakes
+bread on Saturdays", :func:`~.subject.sentence_subject`), that name is the only
+subject offered and the one used: the model then chooses only the section and the
+wording. A ``new_subject`` is length- and pattern-limited by
 the schema and checked again in code (:func:`~.names.name_problem`: never a
 token-like word); a refused name falls back to the first offered subject, and
 the report says so.
@@ -28,6 +31,7 @@ from desktop.flows.memory.extract import Candidate
 from desktop.flows.memory.names import MAX_CHARS, NAME_PATTERN, name_problem, suggest_subjects
 from desktop.flows.memory.pages import SubjectPage, subject_key
 from desktop.flows.memory.prompt import template
+from desktop.flows.memory.subject import sentence_subject
 from inference.base import Message
 
 #: The sections a fact may go under, as written on the page.
@@ -47,6 +51,8 @@ class Offer:
     fresh: tuple[str, ...]
     #: The sections the statement's words allow (code's best guess first; Facts always).
     sections: tuple[str, ...] = SECTIONS
+    #: The subject was read in code from the sentence (the only one offered).
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,16 +67,42 @@ class Route:
 
 
 def make_offer(
-    candidate: Candidate, pages: Sequence[SubjectPage], *, near: Sequence[str] = ()
+    candidate: Candidate,
+    pages: Sequence[SubjectPage],
+    *,
+    near: Sequence[str] = (),
+    names: frozenset[str] = frozenset(),
 ) -> Offer:
-    """Subjects the statement names, names found in it, then ``near`` existing subjects.
+    """The sentence's own subject alone when it is one name; else the subjects the
+    statement names, names found in it, then ``near`` existing subjects.
 
     Other existing subjects are not offered: the shipped 135M model picks an
     unrelated existing subject when offered one ("Marco is the new tech lead" → "Atlas API").
+    ``names``: folded words the conversation uses as names
+    (:func:`~.subject.conversation_names`).
     """
+    sections = plausible_sections(candidate)
+    known = names | {subject_key(n) for p in pages for n in (p.name, *p.aliases)}
+    own = sentence_subject(candidate.text, known=known)
+    if own and name_problem(own, known=[p.name for p in pages]) is None:
+        page = _page_named(own, pages)
+        return Offer((page or own,), () if page else (own,), sections, fixed=True)
     named, fresh = suggest_subjects(candidate.text, pages, context=candidate.context)
     subjects = tuple(dict.fromkeys([*named, *fresh, *near[:MAX_OTHER_SUBJECTS]]))
-    return Offer(subjects, tuple(n for n in fresh if n not in named), plausible_sections(candidate))
+    return Offer(subjects, tuple(n for n in fresh if n not in named), sections)
+
+
+def _page_named(name: str, pages: Sequence[SubjectPage]) -> str | None:
+    """The existing subject called ``name`` (or by an alias), or whose name starts with it
+    ("Atlas" → "Atlas API")."""
+    key = subject_key(name)
+    for page in pages:
+        if any(subject_key(n) == key for n in (page.name, *page.aliases)):
+            return page.name
+    for page in pages:
+        if any(subject_key(n).startswith(key + " ") for n in (page.name, *page.aliases)):
+            return page.name
+    return None
 
 
 _PEOPLE = re.compile(
@@ -120,7 +152,7 @@ def route_schema(offer: Offer) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "fact": {"type": "string", "minLength": 3, "maxLength": MAX_FACT_CHARS},
-            "subject": {"enum": [*offer.subjects, NEW]},
+            "subject": {"enum": [*offer.subjects] if offer.fixed else [*offer.subjects, NEW]},
             "new_subject": {"type": "string", "maxLength": MAX_CHARS, "pattern": NAME_PATTERN},
             "section": {"enum": [s.lower() for s in offer.sections]},
         },
@@ -156,6 +188,8 @@ def read_route(
         offer.sections[0],
     )
     rephrased = " ".join(str(answer.get("fact") or "").split())[:MAX_FACT_CHARS]
+    if offer.fixed:
+        return Route(offer.subjects[0], section, rephrased)
     chosen = str(answer.get("subject") or "").strip()
     known = [p.name for p in pages]
     if chosen == NEW:

@@ -51,6 +51,7 @@ from desktop.flows.memory.route import (
 )
 from desktop.flows.memory.secrets import mask_secrets
 from desktop.flows.memory.steps import Step
+from desktop.flows.memory.subject import conversation_names
 from desktop.flows.memory.summary import write_summary
 from desktop.vault.frontmatter import set_key
 from desktop.vault.transactions import Plan, Write, apply_plan, inspect_plan, new_operation_id
@@ -118,11 +119,12 @@ def run_step(
     gen = GenerationSettings(max_tokens=s.max_route_tokens)
     spoken = {line.line_id: line.time[:10] for line in step.lines}
     tokens = [0, 0]
+    names = conversation_names(line.text for line in lines if not line.withdrawn)
     for candidate in extraction.candidates:
         if stop is not None and stop.is_set():
             raise StepStopped
         known_pages = pages + [_pseudo(t.name) for t in targets.values() if t.page is None]
-        offer = make_offer(candidate, known_pages)
+        offer = make_offer(candidate, known_pages, names=names)
         result = complete_structured(
             engine,
             route_messages(candidate, offer),
