@@ -413,3 +413,30 @@ def test_only_related_subject_pages_are_shown_and_read_only_notes_go_to_the_judg
     prompt = engine.calls[0].messages[-1].content
     assert "PAGE Rust toolchain [subject]" in prompt
     assert "Use stable Rust" not in prompt and "Gardening" not in prompt
+
+
+def test_a_title_with_a_date_gives_the_model_a_name_to_choose_not_a_pattern(
+    vault: Path, tmp_path: Path
+) -> None:
+    dated = (
+        "# Installing Rust, 3 March\n\n"
+        "The first step is to install Rust with rustup, a command line tool for managing "
+        "versions.\nRustup downloads and installs the stable compiler for your platform.\n"
+    )
+    source = write_source(tmp_path / "downloads", "notes.md", dated)
+    report, engine = plan(vault, source, answer(title="Installing Rust", summary=""))
+    assert report.status == "planned", report.errors_first
+    title = engine.calls[0].schema["properties"]["title"]  # type: ignore[index]
+    assert "pattern" not in title and title["enum"][0] == "Installing Rust"
+    assert "- Installing Rust\n" in engine.calls[0].messages[-1].content
+    assert report.source_note == "Antinomy/Sources/Installing Rust, 3 March.md"
+
+
+def test_the_lead_quoted_as_the_summary_is_not_listed_again(vault: Path, source: Path) -> None:
+    report, _ = plan(vault, source, answer(summary=""))
+    assert report.status == "planned", report.errors_first
+    page = (report.plan.writes[1].text or "") if report.plan else ""
+    lead = "“The first step is to install Rust with rustup"
+    body = page.split("\n---\n", 1)[1]
+    assert body.count(lead) == 1, body
+    assert lead in page.split("## Key points")[0]

@@ -318,7 +318,10 @@ def _build_prompt(
         sentences = [Sentence(1, source.title, "")]
     source_words = word_keys(source.title, source.text)
     names = offered_names(
-        source.title, [h for _, h in headings(source.text)], source_words=source_words
+        source.title,
+        [h for _, h in headings(source.text)],
+        source_words=source_words,
+        file_name=Path(source.origin).stem,
     )
     page_title = names[0] if names else tidy_name(source.title) or note.name
     base = prompts.build_messages(
