@@ -432,11 +432,17 @@ def test_a_title_with_a_date_gives_the_model_a_name_to_choose_not_a_pattern(
     assert report.source_note == "Antinomy/Sources/Installing Rust, 3 March.md"
 
 
-def test_the_lead_quoted_as_the_summary_is_not_listed_again(vault: Path, source: Path) -> None:
-    report, _ = plan(vault, source, answer(summary=""))
-    assert report.status == "planned", report.errors_first
-    page = (report.plan.writes[1].text or "") if report.plan else ""
-    lead = "“The first step is to install Rust with rustup"
-    body = page.split("\n---\n", 1)[1]
-    assert body.count(lead) == 1, body
-    assert lead in page.split("## Key points")[0]
+def test_a_sentence_the_summary_repeats_is_not_listed_again(vault: Path, source: Path) -> None:
+    lead = "The first step is to install Rust with rustup"
+    copied = (
+        "Rustup downloads and installs the stable compiler and the standard library for your "
+        "platform."
+    )
+    for summary, repeated in [("", lead), (copied, copied)]:
+        report, _ = plan(vault, source, answer(summary=summary))
+        assert report.status == "planned", report.errors_first
+        page = (report.plan.writes[1].text or "") if report.plan else ""
+        body = page.split("\n---\n", 1)[1]
+        assert body.count(repeated) == 1, body
+        assert repeated in body.split("## Key points")[0]
+        assert "install Rust with rustup" in body and "nightly one" in body

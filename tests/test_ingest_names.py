@@ -164,8 +164,10 @@ def test_a_title_qualified_by_a_date_or_edition_is_offered_without_the_qualifier
 def test_with_no_title_or_heading_that_is_a_name_the_files_name_is_offered() -> None:
     text = "The choir rehearses in the church on Fridays. Concert tickets cost five euros."
     words = word_keys("Notes, thoughts; drafts", text)
-    assert offered_names("Notes, thoughts; drafts", [], source_words=words,
-                         file_name="choir-concert-tickets") == ["choir concert tickets"]  # fmt: skip
+    named = offered_names(
+        "Notes, thoughts; drafts", [], source_words=words, file_name="choir-concert-tickets"
+    )
+    assert named == ["choir concert tickets"]
     # the file's name is a last resort, and must be a name in the source's words as well
     assert offered_names("Choir rehearsals", [], source_words=words, file_name="x") == [
         "Choir rehearsals"

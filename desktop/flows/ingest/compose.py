@@ -179,8 +179,8 @@ def compose_plan(
         path = existing.path if existing is not None else new_page_path(pages_folder, name)
         claims = [sentences[k - 1] for k in sorted(numbers)]
         claims = [s for s in claims if supported(s.text, path)]
-        if is_main:  # the lead quoted as the summary is not listed again under it
-            claims = [s for s in claims if f"“{s.text}”" != summary]
+        if is_main:  # a sentence the summary repeats (quoted or not) is not listed again
+            claims = [s for s in claims if s.text != summary.strip("“”")]
         if not claims and not (is_main and summary):
             continue  # every claim of it was dropped: the page is not written
         if existing is not None:
