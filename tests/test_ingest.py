@@ -446,3 +446,26 @@ def test_a_sentence_the_summary_repeats_is_not_listed_again(vault: Path, source:
         assert body.count(repeated) == 1, body
         assert repeated in body.split("## Key points")[0]
         assert "install Rust with rustup" in body and "nightly one" in body
+
+
+def test_a_refused_page_name_is_repaired_with_the_simpler_question_no_new_page(
+    vault: Path, source: Path
+) -> None:
+    report, engine = plan(vault, source, junk_name_answer(), answer())
+    assert report.status == "planned" and report.repaired
+    first, second = (c.schema or {} for c in engine.calls)
+    shown = [p.rsplit("/", 1)[-1][:-3] for p in report.context.pages_sent] if report.context else []
+    assert first["properties"]["pages"]["items"]["properties"]["page"]["enum"][0] == (
+        "Installing Rust"
+    )
+    routed = second["properties"]["pages"]
+    assert routed["items"]["properties"]["page"] == {"enum": shown}
+    assert shown == ["Rust toolchain"] and routed["maxItems"] == 3
+    assert second["properties"]["title"] == first["properties"]["title"]
+    assert "This time name no new page" in engine.calls[1].messages[-1].content
+    # any other problem is asked again as it was, new pages allowed
+    out_of_range = answer(pages=[{"page": "Installing Rust", "claims": [99]}])
+    report, engine = plan(vault, source, out_of_range, answer())
+    assert report.errors_first == ("pages[1]: claim 99 is not a sentence number 1–6",)
+    assert engine.calls[1].schema == engine.calls[0].schema
+    assert "This time name no new page" not in engine.calls[1].messages[-1].content

@@ -173,3 +173,17 @@ def test_with_no_title_or_heading_that_is_a_name_the_files_name_is_offered() -> 
         "Choir rehearsals"
     ]
     assert offered_names("Notes, thoughts", [], source_words=words, file_name="scan-0042") == []
+
+
+def test_the_simpler_question_allows_only_the_title_page_and_pages_shown() -> None:
+    bare = plan_schema(claims=3, max_pages=2, max_contradictions=1, names=["Choir concert"],
+                       new_pages=False)  # fmt: skip
+    assert bare["properties"]["pages"]["maxItems"] == 0
+    assert bare["properties"]["title"] == {"enum": ["Choir concert"]}
+    shown = plan_schema(claims=3, max_pages=2, max_contradictions=1, names=["Choir concert"],
+                        pages=["Town choir"], new_pages=False)  # fmt: skip
+    assert shown["properties"]["pages"]["maxItems"] == 2
+    assert shown["properties"]["pages"]["items"]["properties"]["page"] == {"enum": ["Town choir"]}
+    free = plan_schema(claims=3, max_pages=2, max_contradictions=1, new_pages=False)
+    assert free["properties"]["pages"]["maxItems"] == 0
+    assert "pattern" in free["properties"]["title"]
