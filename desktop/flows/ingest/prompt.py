@@ -58,9 +58,9 @@ def plan_schema(
     name: dict[str, Any] = (
         {"enum": choices} if names else {"type": "string", "pattern": NAME_PATTERN}
     )
-    routed: dict[str, Any] = name if new_pages else {"enum": list(pages)}
-    if not new_pages and not pages:
-        max_pages = 0
+    routed: dict[str, Any] = name
+    if not new_pages:  # an empty enum is no grammar llama.cpp accepts: no item at all
+        routed, max_pages = ({"enum": list(pages)}, max_pages) if pages else (name, 0)
     number = {"enum": list(range(1, max(1, claims) + 1))}
     page_item: dict[str, Any] = {
         "type": "object",
