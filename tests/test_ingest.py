@@ -413,3 +413,59 @@ def test_only_related_subject_pages_are_shown_and_read_only_notes_go_to_the_judg
     prompt = engine.calls[0].messages[-1].content
     assert "PAGE Rust toolchain [subject]" in prompt
     assert "Use stable Rust" not in prompt and "Gardening" not in prompt
+
+
+def test_a_title_with_a_date_gives_the_model_a_name_to_choose_not_a_pattern(
+    vault: Path, tmp_path: Path
+) -> None:
+    dated = (
+        "# Installing Rust, 3 March\n\n"
+        "The first step is to install Rust with rustup, a command line tool for managing "
+        "versions.\nRustup downloads and installs the stable compiler for your platform.\n"
+    )
+    source = write_source(tmp_path / "downloads", "notes.md", dated)
+    report, engine = plan(vault, source, answer(title="Installing Rust", summary=""))
+    assert report.status == "planned", report.errors_first
+    title = engine.calls[0].schema["properties"]["title"]  # type: ignore[index]
+    assert "pattern" not in title and title["enum"][0] == "Installing Rust"
+    assert "- Installing Rust\n" in engine.calls[0].messages[-1].content
+    assert report.source_note == "Antinomy/Sources/Installing Rust, 3 March.md"
+
+
+def test_a_sentence_the_summary_repeats_is_not_listed_again(vault: Path, source: Path) -> None:
+    lead = "The first step is to install Rust with rustup"
+    copied = (
+        "Rustup downloads and installs the stable compiler and the standard library for your "
+        "platform."
+    )
+    for summary, repeated in [("", lead), (copied, copied)]:
+        report, _ = plan(vault, source, answer(summary=summary))
+        assert report.status == "planned", report.errors_first
+        page = (report.plan.writes[1].text or "") if report.plan else ""
+        body = page.split("\n---\n", 1)[1]
+        assert body.count(repeated) == 1, body
+        assert repeated in body.split("## Key points")[0]
+        assert "install Rust with rustup" in body and "nightly one" in body
+
+
+def test_a_refused_page_name_is_repaired_with_the_simpler_question_no_new_page(
+    vault: Path, source: Path
+) -> None:
+    report, engine = plan(vault, source, junk_name_answer(), answer())
+    assert report.status == "planned" and report.repaired
+    first, second = (c.schema or {} for c in engine.calls)
+    shown = [p.rsplit("/", 1)[-1][:-3] for p in report.context.pages_sent] if report.context else []
+    assert first["properties"]["pages"]["items"]["properties"]["page"]["enum"][0] == (
+        "Installing Rust"
+    )
+    routed = second["properties"]["pages"]
+    assert routed["items"]["properties"]["page"] == {"enum": shown}
+    assert shown == ["Rust toolchain"] and routed["maxItems"] == 3
+    assert second["properties"]["title"] == first["properties"]["title"]
+    assert "This time name no new page" in engine.calls[1].messages[-1].content
+    # any other problem is asked again as it was, new pages allowed
+    out_of_range = answer(pages=[{"page": "Installing Rust", "claims": [99]}])
+    report, engine = plan(vault, source, out_of_range, answer())
+    assert report.errors_first == ("pages[1]: claim 99 is not a sentence number 1–6",)
+    assert engine.calls[1].schema == engine.calls[0].schema
+    assert "This time name no new page" not in engine.calls[1].messages[-1].content

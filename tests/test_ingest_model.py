@@ -19,12 +19,14 @@ import pytest
 
 from desktop.flows.ingest import apply_ingest, plan_ingest
 from desktop.flows.ingest.names import page_name_problem
+from desktop.flows.ingest.prompt import plan_schema
 from desktop.flows.ingest.sentences import split_sentences
 from desktop.flows.ingest.support import SourceSupport
 from desktop.flows.ingest.validate import claim_lines
 from desktop.vault.frontmatter import parse_frontmatter, split_frontmatter
 from desktop.vault.index import VaultIndex
 from desktop.vault.transactions import undo_operation
+from inference.base import GenerationSettings, Message
 from tests.ingest_helpers import make_vault
 
 pytestmark = pytest.mark.model
@@ -77,3 +79,25 @@ def test_a_real_page_is_ingested_with_nothing_the_source_does_not_say(
     print({"pages": pages, "claims": written, "dropped": report.dropped_claims})
     undo_operation(vault, result.operation_id)
     assert not (vault / report.source_note).exists()
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"names": ["Choir concert"]},
+        {"names": ["Choir concert"], "pages": ["Town choir"]},
+        {},
+        {"names": ["Choir concert"], "new_pages": False},
+        {"names": ["Choir concert"], "pages": ["Town choir"], "new_pages": False},
+        {"new_pages": False},
+    ],
+)
+def test_every_plan_grammar_is_one_llama_cpp_accepts(runtime: object, variant: dict) -> None:
+    schema = plan_schema(claims=4, max_pages=3, max_contradictions=2, **variant)
+    engine = runtime.queued_generator()  # type: ignore[attr-defined]
+    done = engine.complete(
+        [Message("user", "Answer with JSON.")],
+        schema=schema,
+        settings=GenerationSettings(max_tokens=4),
+    )
+    assert done.text.startswith("{")

@@ -144,3 +144,46 @@ def test_an_existing_page_keeps_its_name_even_when_it_is_not_one(tmp_path: Path)
     assert report.status == "planned", report.errors_first
     assert report.plan is not None
     assert "Antinomy/Subjects/Rustup, the installer.md" in [w.path for w in report.plan.writes]
+
+
+def test_a_title_qualified_by_a_date_or_edition_is_offered_without_the_qualifier() -> None:
+    from desktop.flows.ingest.names import title_head
+
+    text = "The choir sings in the town hall. The choir rehearses in the church on Fridays."
+    words = word_keys("Spring concert of the town choir, 14 May", text)
+    assert offered_names("Spring concert of the town choir, 14 May", [], source_words=words) == [
+        "Spring concert of the town choir"
+    ]
+    assert title_head("Field guide to mosses (2nd edition)") == "Field guide to mosses"
+    assert title_head("Ferry timetable – 2031") == "Ferry timetable"
+    # a comma that joins words is no qualifier: the title stays whole (and is not a name)
+    assert title_head("Bread, cakes and pastries") == "Bread, cakes and pastries"
+    assert offered_names("Bread, cakes and pastries", []) == []
+
+
+def test_with_no_title_or_heading_that_is_a_name_the_files_name_is_offered() -> None:
+    text = "The choir rehearses in the church on Fridays. Concert tickets cost five euros."
+    words = word_keys("Notes, thoughts; drafts", text)
+    named = offered_names(
+        "Notes, thoughts; drafts", [], source_words=words, file_name="choir-concert-tickets"
+    )
+    assert named == ["choir concert tickets"]
+    # the file's name is a last resort, and must be a name in the source's words as well
+    assert offered_names("Choir rehearsals", [], source_words=words, file_name="x") == [
+        "Choir rehearsals"
+    ]
+    assert offered_names("Notes, thoughts", [], source_words=words, file_name="scan-0042") == []
+
+
+def test_the_simpler_question_allows_only_the_title_page_and_pages_shown() -> None:
+    bare = plan_schema(claims=3, max_pages=2, max_contradictions=1, names=["Choir concert"],
+                       new_pages=False)  # fmt: skip
+    assert bare["properties"]["pages"]["maxItems"] == 0
+    assert bare["properties"]["title"] == {"enum": ["Choir concert"]}
+    shown = plan_schema(claims=3, max_pages=2, max_contradictions=1, names=["Choir concert"],
+                        pages=["Town choir"], new_pages=False)  # fmt: skip
+    assert shown["properties"]["pages"]["maxItems"] == 2
+    assert shown["properties"]["pages"]["items"]["properties"]["page"] == {"enum": ["Town choir"]}
+    free = plan_schema(claims=3, max_pages=2, max_contradictions=1, new_pages=False)
+    assert free["properties"]["pages"]["maxItems"] == 0
+    assert "pattern" in free["properties"]["title"]

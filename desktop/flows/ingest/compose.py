@@ -93,6 +93,8 @@ class Composed:
     errors: tuple[str, ...] = field(default=())
     #: Claim lines the source does not support: not written.
     dropped_claims: tuple[DroppedClaim, ...] = field(default=())
+    #: Names of new pages refused (not a name, or naming nothing routed to them).
+    refused_pages: tuple[str, ...] = field(default=())
 
 
 def compose_plan(
@@ -120,6 +122,7 @@ def compose_plan(
     title = " ".join(title.split())[:MAX_NAME_CHARS]
     routes: dict[str, list[int]] = {}
     routed: set[int] = set()
+    refused: list[str] = []
     raw_pages = answer.get("pages")
     if raw_pages is not None and not isinstance(raw_pages, list):
         errors.append("pages must be a list of {page, claims}")
@@ -136,6 +139,7 @@ def compose_plan(
         problem = _name_problem(name, source_words) if existing is None else None
         if problem:
             errors.append(f"pages[{i}]: page name {name!r} {problem}")
+            refused.append(name)
             continue
         numbers = _numbers(item.get("claims"), n, f"pages[{i}]", errors)
         if (
@@ -147,6 +151,7 @@ def compose_plan(
                 f"pages[{i}]: new page {name!r} shares no word with the sentences routed to it "
                 "or the source: name it after them, or leave them to the title page"
             )
+            refused.append(name)
             continue
         fresh = [k for k in numbers if k not in routed]
         routed.update(fresh)
@@ -179,6 +184,8 @@ def compose_plan(
         path = existing.path if existing is not None else new_page_path(pages_folder, name)
         claims = [sentences[k - 1] for k in sorted(numbers)]
         claims = [s for s in claims if supported(s.text, path)]
+        if is_main:  # a sentence the summary repeats (quoted or not) is not listed again
+            claims = [s for s in claims if s.text != summary.strip("“”")]
         if not claims and not (is_main and summary):
             continue  # every claim of it was dropped: the page is not written
         if existing is not None:
@@ -195,8 +202,9 @@ def compose_plan(
             drafts.append(draft)
     claimed, dropped = _contradictions(answer.get("contradictions"), sentences, context, errors)
     return Composed(
-        title, summary, tuple(drafts), claimed, dropped, tuple(errors), tuple(dropped_claims)
-    )
+        title, summary, tuple(drafts), claimed, dropped, tuple(errors), tuple(dropped_claims),
+        tuple(refused),
+    )  # fmt: skip
 
 
 def _name_problem(name: str, source_words: frozenset[str] | None) -> str | None:

@@ -5,9 +5,13 @@
 about; it never titles a source note or a page.
 
 **The names offered** (:func:`offered_names`): the source's title and its own
-headings that pass the rules below. When there are any, the model's grammar only
-lets it pick among them (and the existing pages shown): a 135M model asked for a name
-writes "When the environment is synced it doesn t" or copies its instructions.
+headings that pass the rules below. A title that is not a name because a date, year or
+edition qualifies it ("Winter bird count, 2026", "Minutes of the board, 18 October",
+"Field guide (2nd edition)") is offered without that qualifier; with no name at all, the
+file's own name is offered when it is one ("bird-count-notes.md" → "bird count notes").
+When there are any, the model's grammar only lets it pick among them (and the existing
+pages shown): a 135M model asked for a name writes "When the environment is synced it
+doesn t", "the title and new pages take" or copies its instructions.
 
 **Page names** the model proposes are checked in code all the same, and each problem
 is a repair error sent back to the model (:func:`page_name_problem`). A page name is
@@ -106,6 +110,11 @@ _LOOSE_HASH = re.compile(r"(?<!\w)#+")
 _QUOTED_TERM = re.compile(r'"[^"\s][^"]*"|“[^”\s][^”]*”')
 #: A title may end as a question or an exclamation ("Rust or Go?").
 _FINAL_MARKS = "?!"
+#: What qualifies a title with a number — a date, a year, an edition — after a comma, a
+#: semicolon or a spaced dash, or in brackets: "…, 18 October", "… – 2026", "… (2nd ed.)".
+_NUMBERED_QUALIFIER = re.compile(
+    r"(?:\s*[,;]\s+|\s+[-–—]\s+|\s*\()[^,;()\[\]–—]*\d[^,;()\[\]–—]*\)?\s*$"
+)
 #: A name does not end on these: it was cut out of a phrase.
 _TRAILING_FUNCTION = _words(
     "a an the of to in on at by for with from and or but as into than that which who is are"
@@ -201,11 +210,29 @@ def offered_names(
     *,
     source_words: frozenset[str] | None = None,
     limit: int = MAX_OFFERED,
+    file_name: str = "",
 ) -> list[str]:
-    """The source's title and headings that are page names (tidied), each once, in order."""
-    out: dict[str, str] = {}
-    for raw in [title, *headings]:
+    """The source's title and headings that are page names (tidied), each once, in order.
+
+    A title that is not a name is offered without its numbered qualifier
+    (:func:`title_head`); ``file_name`` (a file's name without its suffix) is offered
+    when nothing else is a name."""
+
+    def name_of(raw: str) -> str:
         name = tidy_name(raw)
-        if name and page_name_problem(name, source_words=source_words) is None:
+        return name if name and page_name_problem(name, source_words=source_words) is None else ""
+
+    out: dict[str, str] = {}
+    for name in [name_of(title) or name_of(title_head(title)), *map(name_of, headings)]:
+        if name:
             out.setdefault(name.casefold(), name)
+    if not out and name_of(file_name):
+        out[file_name.casefold()] = name_of(file_name)
     return list(out.values())[:limit]
+
+
+def title_head(title: str) -> str:
+    """``title`` without a trailing qualifier that holds a number (a date, a year, an
+    edition): "Winter bird count, 2026" → "Winter bird count"; otherwise ``title``."""
+    head = _NUMBERED_QUALIFIER.sub("", title.strip())
+    return head if head.strip() else title

@@ -2,7 +2,8 @@
 
 Templates: ``resources/prompts/ingest-system.txt``, ``ingest-user.txt``
 (``{source}``, ``{names}``, ``{sentences}``, ``{pages}``) and ``ingest-repair.txt``
-(``{previous}``, ``{errors}``). Sentences are numbered 1…N; the model routes
+(``{previous}``, ``{errors}``), plus ``ingest-repair-title-page.txt`` when the repair asks
+the simpler question (no new page). Sentences are numbered 1…N; the model routes
 numbers, code quotes the sentences.
 """
 
@@ -42,6 +43,7 @@ def plan_schema(
     max_contradictions: int,
     pages: Sequence[str] = (),
     names: Sequence[str] = (),
+    new_pages: bool = True,
 ) -> dict[str, Any]:
     """Bounded, enumerated where possible: a 135M model loops or invents without bounds.
 
@@ -49,12 +51,16 @@ def plan_schema(
     is one of the pages shown (none shown: no contradiction can be claimed). The
     title and each page name are one of ``names`` (the source's own title and
     headings, :func:`.names.offered_names`) or of the pages shown; with no name
-    offered, a name matches :data:`NAME_PATTERN`.
+    offered, a name matches :data:`NAME_PATTERN`. ``new_pages=False`` (the simpler
+    question of a repair): sentences go to the title page or a page shown, none other.
     """
     choices = list(dict.fromkeys([*names, *pages]))
     name: dict[str, Any] = (
         {"enum": choices} if names else {"type": "string", "pattern": NAME_PATTERN}
     )
+    routed: dict[str, Any] = name
+    if not new_pages:  # an empty enum is no grammar llama.cpp accepts: no item at all
+        routed, max_pages = ({"enum": list(pages)}, max_pages) if pages else (name, 0)
     number = {"enum": list(range(1, max(1, claims) + 1))}
     page_item: dict[str, Any] = {
         "type": "object",
@@ -77,7 +83,7 @@ def plan_schema(
                 "items": {
                     "type": "object",
                     "properties": {
-                        "page": name,
+                        "page": routed,
                         "claims": {
                             "type": "array",
                             "items": number,
@@ -134,15 +140,23 @@ def build_messages(
 
 
 def repair_messages(
-    messages: Sequence[Message], *, previous: str, errors: Sequence[str], max_chars: int
+    messages: Sequence[Message],
+    *,
+    previous: str,
+    errors: Sequence[str],
+    max_chars: int,
+    new_pages: bool = True,
 ) -> list[Message]:
-    """The same context, plus the refused answer (capped) and why it was refused."""
+    """The same context, plus the refused answer (capped) and why it was refused;
+    ``new_pages=False``: and that this time no new page is named."""
     cap = max(0, min(REPAIR_CHARS, max_chars))
     cut = previous.replace("\x00", "")[:cap]
     note = template("ingest-repair.txt").format(
         previous=cut or "(nothing readable)",
         errors="\n".join(f"- {e}" for e in errors),
     )
+    if not new_pages:
+        note = note.rstrip() + "\n" + template("ingest-repair-title-page.txt").strip()
     out = list(messages)
     out[-1] = Message(out[-1].role, out[-1].content.rstrip() + "\n\n" + note)
     return out

@@ -318,7 +318,10 @@ def _build_prompt(
         sentences = [Sentence(1, source.title, "")]
     source_words = word_keys(source.title, source.text)
     names = offered_names(
-        source.title, [h for _, h in headings(source.text)], source_words=source_words
+        source.title,
+        [h for _, h in headings(source.text)],
+        source_words=source_words,
+        file_name=Path(source.origin).stem,
     )
     page_title = names[0] if names else tidy_name(source.title) or note.name
     base = prompts.build_messages(
@@ -370,20 +373,27 @@ def _ask(
 ) -> tuple[_Attempt, _Attempt, list[StructuredResult]] | None:
     """The model's plan, validated; once more with the errors when it fails (first attempt,
     final attempt, every call). None when stopped."""
-    schema = prompts.plan_schema(
-        claims=len(prompt.sentences),
-        max_pages=s.max_pages,
-        max_contradictions=s.max_contradictions,
-        pages=[p.name for p in prompt.context.shown],
-        names=prompt.names,
-    )
+
+    def schema(new_pages: bool) -> dict[str, Any]:
+        return prompts.plan_schema(
+            claims=len(prompt.sentences),
+            max_pages=s.max_pages,
+            max_contradictions=s.max_contradictions,
+            pages=[p.name for p in prompt.context.shown],
+            names=prompt.names,
+            new_pages=new_pages,
+        )
+
     gen = GenerationSettings(max_tokens=s.max_output_tokens)
     calls: list[StructuredResult] = []
 
-    def attempt(msgs: list[Message], settings: GenerationSettings) -> _Attempt | None:
+    def attempt(
+        msgs: list[Message], settings: GenerationSettings, *, new_pages: bool = True
+    ) -> _Attempt | None:
         result = complete_structured(
-            engine, msgs, shape=prompts.shape, schema=schema, settings=settings, stop=stop
-        )
+            engine, msgs, shape=prompts.shape, schema=schema(new_pages), settings=settings,
+            stop=stop,
+        )  # fmt: skip
         calls.append(result)
         if result.status == "stopped":
             return None
@@ -414,12 +424,20 @@ def _ask(
         return first, first, calls
     say("repairing", f"{len(first.errors)} problem(s); asking the model once more")
     spare_chars = max(0, (prompt.budget - prompt.prompt_tokens - 200) * 3)
+    # A refused new page's name: the simpler question, with no new page to name (a small
+    # model asked again for a name gives the same one back).
+    new_pages = not (first.composed and first.composed.refused_pages)
     second = attempt(
         prompts.repair_messages(
-            prompt.messages, previous=first.raw, errors=first.errors, max_chars=spare_chars
+            prompt.messages,
+            previous=first.raw,
+            errors=first.errors,
+            max_chars=spare_chars,
+            new_pages=new_pages,
         ),
         # Greedy decoding would give a small model's refused answer back word for word.
         replace(gen, temperature=s.repair_temperature),
+        new_pages=new_pages,
     )
     if second is None:
         return None
