@@ -155,7 +155,7 @@ def release_judge() -> ScriptedJudge:
 
 def judged_guard(vault: Path, index: VaultIndex, judge: ScriptedJudge) -> Guard:
     # The shipped judge's calibrated threshold, explicitly (the scripted judge's own is 0.5).
-    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.9))
     words = CountingEmbedder()
     g = Guard(
         vault,
@@ -276,13 +276,13 @@ NO_REQUESTS = "The requests and aiohttp libraries are not used."
 def test_of_the_decisions_read_as_contradicted_the_nearest_is_cited(tmp_path: Path) -> None:
     """The judge may score a sentence of a side decision higher than the rule the change
     goes against (on tests/perf/guard_cal_cases.py, stage 8 read "uv add requests" against
-    the pinning rule at 0.92, against "requests is not used" at 0.86): both are above the
-    threshold, and the decision nearest the change is the one cited."""
+    the pinning rule at 0.92, against "requests is not used" at 0.86): when both are above
+    the threshold, the decision nearest the change is the one cited."""
     root = tmp_path / "vault"
     shutil.copytree(CAL_VAULT, root)
     idx = VaultIndex(root)
     idx.update()
-    scores = {PINNED: 0.92, NO_REQUESTS: 0.86}
+    scores = {PINNED: 0.97, NO_REQUESTS: 0.93}
 
     def verdict(a: str, b: str) -> tuple[float, float, float]:
         p = scores.get(b, scores.get(a, 0.02))
@@ -302,4 +302,4 @@ def test_of_the_decisions_read_as_contradicted_the_nearest_is_cited(tmp_path: Pa
     judged = {b for _, b in judge.calls} | {a for a, _ in judge.calls}
     assert PINNED in judged and NO_REQUESTS in judged  # both decisions' rules were read
     assert verdict_.verdict == "warn" and verdict_.decision is not None
-    assert verdict_.decision.id == "DR-105" and verdict_.score == pytest.approx(0.86)
+    assert verdict_.decision.id == "DR-105" and verdict_.score == pytest.approx(0.93)

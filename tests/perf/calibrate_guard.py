@@ -88,6 +88,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", type=Path, help="a judge ONNX file (default: the shipped one)")
     ap.add_argument("--set", choices=sorted(SETS), default="cal", help="the cases to run")
+    ap.add_argument(
+        "--thresholds", type=float, nargs="*", default=[], help="more guard thresholds to try"
+    )
     args = ap.parse_args()
     vault_source, cases = SETS[args.set]
     tmp = Path(tempfile.mkdtemp(prefix="antinomy-calibrate-"))
@@ -151,7 +154,9 @@ def main() -> None:
                 }
             )
         report["statement_cases"] = sorted(worst, key=lambda r: -r["score"])
-        report["judged"] = judged(vault, index, model, all_cases, summaries, args.judge)
+        report["judged"] = judged(
+            vault, index, model, all_cases, summaries, args.judge, args.thresholds
+        )
         print(json.dumps(report, indent=1))
         index.close()
     finally:
@@ -165,6 +170,7 @@ def judged(
     all_cases: list[Any],
     summaries: list[str],
     judge_file: Path | None = None,
+    more_thresholds: list[float] | None = None,
 ) -> dict[str, Any]:
     judge = OnnxJudge(resolve_model("judge", judge_file, role="guard"))
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
@@ -186,7 +192,8 @@ def judged(
         for statements in said
     ]
     by_threshold: dict[str, Any] = {}
-    for t in sorted({0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, round(judge.thresholds.guard, 3)}):
+    tried = {0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, *(more_thresholds or ())}
+    for t in sorted(tried | {round(judge.thresholds.guard, 3)}):
         save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
         guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
         guard.refresh()
