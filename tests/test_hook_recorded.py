@@ -35,9 +35,8 @@ AGAINST = {
 #: one-line fixes go to main without a review." scores 0.22 against ADR-0010's "Every
 #: change to main needs one approving review, with no exceptions." (0.68 against ADR-0007's
 #: rule, below 0.9 too); calibrate_guard.py's three Bash calls against ADR-0010 miss as well.
-#: "CI runs on GitHub's hosted runners only" (a Write of docs/ci.md) scores 0.88 against
-#: ADR-0013's rule:
-#: it warned at the earlier threshold, 0.8, not at the 0.9 chosen on
+#: "CI runs on GitHub's hosted runners only" (a recorded Write) scores 0.88 against
+#: ADR-0013's rule: it warned at the earlier threshold, 0.8, not at the 0.9 chosen on
 #: tests/perf/guard_cal_cases.py.
 MISSED = {
     "claude_write_against_review_rule": "ADR-0010",

@@ -37,6 +37,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,18 @@ from desktop.vault.vectors import embed_notes
 from inference.judge import OnnxJudge
 from inference.registry import resolve_model
 from tests.perf import guard_cal_cases, guard_cases
+from tests.perf.guard_cases import Case
 
 #: The calibration set (chosen on) and the sample vault's cases (the test set).
 CAL_VAULT = Path(__file__).resolve().parents[1] / "data" / "guard-cal-vault"
-SETS = {
-    "cal": (lambda: CAL_VAULT, guard_cal_cases.cases),
+
+
+def _cal_vault() -> Path:
+    return CAL_VAULT
+
+
+SETS: dict[str, tuple[Callable[[], Path], Callable[[], list[Case]]]] = {
+    "cal": (_cal_vault, guard_cal_cases.cases),
     "sample": (sample_vault_source, guard_cases.cases),
 }
 

@@ -87,13 +87,16 @@ _RAW: list[tuple[str, str | None, tuple[str, dict[str, Any]]]] = [
         "DR-102",
         patch(
             "services/mailer/settings.py",
-            '# hardcode the SMTP password until the vault role is ready\nSMTP_PASSWORD = "m4il-Pr0d-2025"',
+            "# hardcode the SMTP password until the vault role is ready\n"
+            'SMTP_PASSWORD = "m4il-Pr0d-2025"',
         ),
     ),
     (
         "related",
         "DR-102",
-        bash("vault kv get -field=api_key secret/payments/stripe", "Read the Stripe key from Vault"),
+        bash(
+            "vault kv get -field=api_key secret/payments/stripe", "Read the Stripe key from Vault"
+        ),
     ),
     (
         "related",
@@ -199,8 +202,11 @@ _RAW: list[tuple[str, str | None, tuple[str, dict[str, Any]]]] = [
     (
         "contradicts",
         "DR-106",
-        edit("services/api/Dockerfile", "FROM gcr.io/distroless/python3-debian12:nonroot",
-             "FROM python:latest"),
+        edit(
+            "services/api/Dockerfile",
+            "FROM gcr.io/distroless/python3-debian12:nonroot",
+            "FROM python:latest",
+        ),
     ),
     (
         "contradicts",
@@ -214,8 +220,11 @@ _RAW: list[tuple[str, str | None, tuple[str, dict[str, Any]]]] = [
     (
         "related",
         "DR-106",
-        edit("services/api/Dockerfile", "FROM python:3.12-slim",
-             "FROM gcr.io/distroless/python3-debian12:nonroot"),
+        edit(
+            "services/api/Dockerfile",
+            "FROM python:3.12-slim",
+            "FROM gcr.io/distroless/python3-debian12:nonroot",
+        ),
     ),
     (
         "related",
@@ -459,7 +468,9 @@ _RAW: list[tuple[str, str | None, tuple[str, dict[str, Any]]]] = [
     (
         "unrelated",
         None,
-        multi_edit("CHANGELOG.md", "Fixed the date picker's first day of the week.", "Thanks to Ana."),
+        multi_edit(
+            "CHANGELOG.md", "Fixed the date picker's first day of the week.", "Thanks to Ana."
+        ),
     ),
     ("unrelated", None, bash("sed -i 's/colour/color/g' web/src/theme.ts", "Use US spelling")),
 ]
