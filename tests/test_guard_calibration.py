@@ -49,3 +49,28 @@ def test_default_threshold_on_the_calibration_cases(runtime: Any, tmp_path: Path
     assert len(warned.get("contradicts", [])) >= 3
     assert len(warned.get("related", [])) <= 2
     index.close()
+
+
+def test_the_judges_guard_threshold_on_the_guard_calibration_set(tmp_path: Path) -> None:
+    """The guard judge's threshold was chosen with tests/perf/calibrate_guard.py on
+    tests/perf/guard_cal_cases.py (not on the sample vault's calls): at it, no unrelated call
+    warns, at most 2 of the 24 that respect a decision do, and some calls against one warn,
+    at least one naming the decision it goes against."""
+    from desktop.flows.embedding import load_embedding_model
+    from tests.perf import guard_cal_cases
+    from tests.perf.calibrate_guard import CAL_VAULT, judged
+
+    vault = tmp_path / "vault"
+    shutil.copytree(CAL_VAULT, vault)
+    index = VaultIndex(vault)
+    index.update()
+    model = load_embedding_model()
+    all_cases = guard_cal_cases.cases()
+    summaries = [summarize(tool, data) for _, _, tool, data in all_cases]
+    report = judged(vault, index, model, all_cases, summaries)
+    index.close()
+    at = report["by_threshold"][str(round(report["calibrated"], 3))]
+    assert at["warned"]["unrelated"] == 0
+    assert at["warned"]["related"] <= 2
+    assert at["warned"]["contradicts"] >= 3
+    assert at["contradicts_citing_own_decision"] >= 1

@@ -155,7 +155,7 @@ def release_judge() -> ScriptedJudge:
 
 def judged_guard(vault: Path, index: VaultIndex, judge: ScriptedJudge) -> Guard:
     # The shipped judge's calibrated threshold, explicitly (the scripted judge's own is 0.5).
-    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.8))
+    save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=0.9))
     words = CountingEmbedder()
     g = Guard(
         vault,
@@ -266,3 +266,40 @@ def test_each_statement_that_shares_a_subject_gets_its_nearest_sentence_first() 
     assert _pairs_in_turn(sims[2:], 0.3) == []
     # One statement (a Bash call): its three nearest, the floor on the first only.
     assert _pairs_in_turn(sims[1:2], 0.3) == [(0, 1), (0, 0), (0, 2)]
+
+
+CAL_VAULT = Path(__file__).parent / "data" / "guard-cal-vault"
+PINNED = "Version ranges and unpinned pip installs are not allowed in the services."
+NO_REQUESTS = "The requests and aiohttp libraries are not used."
+
+
+def test_of_the_decisions_read_as_contradicted_the_nearest_is_cited(tmp_path: Path) -> None:
+    """The judge may score a sentence of a side decision higher than the rule the change
+    goes against (on tests/perf/guard_cal_cases.py, stage 8 read "uv add requests" against
+    the pinning rule at 0.92, against "requests is not used" at 0.86): when both are above
+    the threshold, the decision nearest the change is the one cited."""
+    root = tmp_path / "vault"
+    shutil.copytree(CAL_VAULT, root)
+    idx = VaultIndex(root)
+    idx.update()
+    scores = {PINNED: 0.97, NO_REQUESTS: 0.93}
+
+    def verdict(a: str, b: str) -> tuple[float, float, float]:
+        p = scores.get(b, scores.get(a, 0.02))
+        return (p, (1 - p) / 2, (1 - p) / 2)
+
+    judge = ScriptedJudge(verdict=verdict)
+    guard = judged_guard(root, idx, judge)
+    summary = hook.summarize(
+        "Bash",
+        {
+            "command": "uv add requests",
+            "description": "Add the requests library for the HTTP calls of the Python services",
+        },
+    )
+    verdict_ = asyncio.run(guard.check(summary, session_id="r", cwd="/", tool_name="Bash"))
+    idx.close()
+    judged = {b for _, b in judge.calls} | {a for a, _ in judge.calls}
+    assert PINNED in judged and NO_REQUESTS in judged  # both decisions' rules were read
+    assert verdict_.verdict == "warn" and verdict_.decision is not None
+    assert verdict_.decision.id == "DR-105" and verdict_.score == pytest.approx(0.93)

@@ -3,8 +3,9 @@ the agents run it, a real endpoint with both shipped models, the sample vault, a
 judge's calibrated threshold (not a lowered one, as test_hook's plumbing tests use).
 
 Each ``*_against_*`` payload changes the rule of a standing decision of the sample vault
-(ADR-0011's release window, ADR-0008's on-call week, ADR-0013's runners) with an Edit,
-Write, MultiEdit or Codex apply_patch, and must warn, naming that decision; each
+(ADR-0011's release window, ADR-0008's on-call week) with an Edit,
+Write, MultiEdit or Codex apply_patch, and must warn, naming that decision (those in
+``MISSED``, ADR-0010's review rule and ADR-0013's runners, are known misses); each
 ``*_unrelated`` one must pass in silence.
 """
 
@@ -27,15 +28,20 @@ from tests.test_hook import SLACK, payload, run_hook, session, write_token
 AGAINST = {
     "claude_edit_against_release_window": "ADR-0011",
     "claude_write_against_release_window": "ADR-0011",
-    "claude_write_against_ci_runners": "ADR-0013",
     "claude_multiedit_against_oncall": "ADR-0008",
     "codex_apply_patch_against_release_window": "ADR-0011",
 }
 #: Against a decision, but the shipped judge does not read it so: "Config tweaks and
 #: one-line fixes go to main without a review." scores 0.22 against ADR-0010's "Every
 #: change to main needs one approving review, with no exceptions." (0.68 against ADR-0007's
-#: rule, below 0.8 too); calibrate_guard.py's three Bash calls against ADR-0010 miss as well.
-MISSED = {"claude_write_against_review_rule": "ADR-0010"}
+#: rule, below 0.9 too); calibrate_guard.py's three Bash calls against ADR-0010 miss as well.
+#: "CI runs on GitHub's hosted runners only" (a recorded Write) scores 0.88 against
+#: ADR-0013's rule: it warned at the earlier threshold, 0.8, not at the 0.9 chosen on
+#: tests/perf/guard_cal_cases.py.
+MISSED = {
+    "claude_write_against_review_rule": "ADR-0010",
+    "claude_write_against_ci_runners": "ADR-0013",
+}
 UNRELATED = [
     "claude_edit_unrelated",
     "claude_write_unrelated",
@@ -80,7 +86,7 @@ def test_a_change_against_a_decision_warns(
     out, record = hook(endpoint, name)
     assert record.verdict == "warn", (record.decision_id, record.score)
     assert record.decision_id == decision
-    assert record.score is not None and record.score >= 0.8
+    assert record.score is not None and record.score >= 0.9
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert f"decision {decision}: " in context
 

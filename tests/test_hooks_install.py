@@ -204,7 +204,7 @@ def test_the_command_line_says_the_judges_threshold_as_the_panel_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`guard enable` and `guard status` said "threshold 0.55" (the cosine fallback) while
-    the Guard panel said the judge's calibrated 0.80."""
+    the Guard panel said the judge's calibrated 0.90."""
     from desktop.cli.main import main
     from desktop.flows.guard import GuardSettings, judge_threshold
     from inference.engines import RuntimeSettings
@@ -212,11 +212,11 @@ def test_the_command_line_says_the_judges_threshold_as_the_panel_does(
     vault = tmp_path / "vault"
     vault.mkdir()
     assert main(["guard", "enable", "--vault", str(vault)]) == 0
-    assert "warns from judge 0.80 (calibrated); cosine 0.55 without a judge" in (
+    assert "warns from judge 0.90 (calibrated); cosine 0.55 without a judge" in (
         capsys.readouterr().out
     )
     assert main(["guard", "status", "--vault", str(vault), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
-    assert status["judge_threshold"] == 0.8 and status["judge_threshold_source"] == "calibrated"
+    assert status["judge_threshold"] == 0.9 and status["judge_threshold_source"] == "calibrated"
     own = judge_threshold(GuardSettings(judge_threshold=0.7), RuntimeSettings())
     assert own == (0.7, "this vault's")

@@ -432,7 +432,7 @@ def test_a_guard_judge_that_fails_to_load_leaves_the_guard_on_the_judge_and_says
 def test_the_real_guard_judge_is_the_manifests_guard_entry(runtime: Runtime) -> None:
     guard = runtime.guard_judge()
     assert guard.model_id.startswith("guard-int8.onnx:")
-    assert guard.thresholds.guard == 0.8
+    assert guard.thresholds.guard == 0.9
     assert runtime.direct_judge(guard=True).model_id == guard.model_id
     scan = runtime.queued_judge()
     assert scan.model_id.startswith("judge-int8.onnx:") and scan.note_model is not None
@@ -441,7 +441,7 @@ def test_the_real_guard_judge_is_the_manifests_guard_entry(runtime: Runtime) -> 
 def test_the_guard_threshold_is_its_own_judges_before_that_judge_loads() -> None:
     rt = Runtime()  # not started: nothing loaded
     try:
-        assert rt.guard_thresholds().guard == 0.8  # the manifest's guard entry
+        assert rt.guard_thresholds().guard == 0.9  # the manifest's guard entry
     finally:
         rt.close()
     own = Runtime(RuntimeSettings(judge_path="/x/my-judge.onnx"))

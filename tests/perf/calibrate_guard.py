@@ -20,9 +20,14 @@ against their sentences), in a fresh session, at the judge's calibrated
 threshold and at a few others — calls against a decision warned (target ≥ 12
 of 19), unrelated calls warned (target 0), calls that respect a decision warned
 (target ≤ 1), the superseded ADR-0003 never cited. Run:
-``python tests/perf/calibrate_guard.py [--judge FILE]`` (~20 s; default: the guard's own
-judge; ``--judge`` tries another judge ONNX file, e.g. a newly trained one, at its own
-manifest thresholds or the shipped ones).
+``python tests/perf/calibrate_guard.py [--set cal|sample] [--judge FILE]`` (~20 s; default:
+the guard's own judge; ``--judge`` tries another judge ONNX file, e.g. a newly trained one,
+at its own manifest thresholds or the shipped ones).
+
+``--set cal`` (the default) runs the calls of tests/perf/guard_cal_cases.py against the
+decisions of tests/data/guard-cal-vault/: the set the guard's threshold and judge are
+chosen on. ``--set sample`` runs tests/perf/guard_cases.py on the sample vault: a test
+set, measured once with what the calibration set chose, never tuned on.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +60,21 @@ from desktop.vault.index import VaultIndex
 from desktop.vault.vectors import embed_notes
 from inference.judge import OnnxJudge
 from inference.registry import resolve_model
-from tests.perf.guard_cases import cases
+from tests.perf import guard_cal_cases, guard_cases
+from tests.perf.guard_cases import Case
+
+#: The calibration set (chosen on) and the sample vault's cases (the test set).
+CAL_VAULT = Path(__file__).resolve().parents[1] / "data" / "guard-cal-vault"
+
+
+def _cal_vault() -> Path:
+    return CAL_VAULT
+
+
+SETS: dict[str, tuple[Callable[[], Path], Callable[[], list[Case]]]] = {
+    "cal": (_cal_vault, guard_cal_cases.cases),
+    "sample": (sample_vault_source, guard_cases.cases),
+}
 
 THRESHOLDS = [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.82]
 
@@ -75,11 +95,16 @@ def quantiles(values: list[float]) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", type=Path, help="a judge ONNX file (default: the shipped one)")
+    ap.add_argument("--set", choices=sorted(SETS), default="cal", help="the cases to run")
+    ap.add_argument(
+        "--thresholds", type=float, nargs="*", default=[], help="more guard thresholds to try"
+    )
     args = ap.parse_args()
+    vault_source, cases = SETS[args.set]
     tmp = Path(tempfile.mkdtemp(prefix="antinomy-calibrate-"))
     try:
         vault = tmp / "vault"
-        shutil.copytree(sample_vault_source(), vault)
+        shutil.copytree(vault_source(), vault)
         model = load_embedding_model()
         index = VaultIndex(vault)
         index.update()
@@ -137,7 +162,9 @@ def main() -> None:
                 }
             )
         report["statement_cases"] = sorted(worst, key=lambda r: -r["score"])
-        report["judged"] = judged(vault, index, model, all_cases, summaries, args.judge)
+        report["judged"] = judged(
+            vault, index, model, all_cases, summaries, args.judge, args.thresholds
+        )
         print(json.dumps(report, indent=1))
         index.close()
     finally:
@@ -151,6 +178,7 @@ def judged(
     all_cases: list[Any],
     summaries: list[str],
     judge_file: Path | None = None,
+    more_thresholds: list[float] | None = None,
 ) -> dict[str, Any]:
     judge = OnnxJudge(resolve_model("judge", judge_file, role="guard"))
     out: dict[str, Any] = {"judge": judge.model_id, "calibrated": judge.thresholds.guard}
@@ -172,7 +200,8 @@ def judged(
         for statements in said
     ]
     by_threshold: dict[str, Any] = {}
-    for t in sorted({0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, round(judge.thresholds.guard, 3)}):
+    tried = {0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, *(more_thresholds or ())}
+    for t in sorted(tried | {round(judge.thresholds.guard, 3)}):
         save_guard_settings(vault, GuardSettings(enabled=True, judge_threshold=t))
         guard = Guard(vault, index=index, embed=model.embed, model_id=model.model_id)
         guard.refresh()

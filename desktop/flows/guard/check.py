@@ -332,14 +332,19 @@ class Guard:
         best_by_row: dict[int, float] = {}
         for row, p in zip(owners, probs, strict=True):
             best_by_row[row] = max(float(p), best_by_row.get(row, 0.0))
-        ranked = sorted(best_by_row.items(), key=lambda kv: -kv[1])
-        top_row, top_p = ranked[0]
+        top_row, top_p = max(best_by_row.items(), key=lambda kv: kv[1])
         if top_p < threshold:
             return GuardVerdict("allow", snapshot.decisions[top_row], top_p)
+        # Of the decisions the judge read as contradicted, the one nearest the change is
+        # cited, not the one it scored highest: a sentence of a side decision can score
+        # higher ("uv add requests" against the pinning rule 0.92, against "requests is
+        # not used" 0.86, on tests/perf/guard_cal_cases.py).
+        against = sorted(
+            ((row, p) for row, p in best_by_row.items() if p >= threshold),
+            key=lambda kv: (-float(scores[kv[0]]), -kv[1]),
+        )
         warned = self.markers.warned(session_id) if session_id else set()
-        for row, p in ranked:
-            if p < threshold:
-                break
+        for row, p in against:
             decision = snapshot.decisions[row]
             if decision.path in warned:
                 continue
