@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable
 
 from desktop.flows.memory.names import _CALENDAR
-from desktop.flows.memory.support import fold, word_set
+from desktop.flows.memory.support import fold
 from desktop.flows.memory.wordclass import (
     _MODALS,
     _SENTENCE_END,
@@ -47,6 +47,7 @@ from desktop.flows.memory.wordclass import (
     _name_shaped,
     word_roles,
 )
+from desktop.vault.stopwords import word_set
 
 _DETERMINERS = word_set("the a an this that these those my our your his her their its")
 #: Adverbs that may stand between a subject and its verb ("Ana only eats …").
