@@ -65,7 +65,7 @@ def test_empty_panel_says_how_to_start_and_the_button_imports_with_the_cli_repor
     [outcome] = shown.args[0]
     assert outcome.report is not None and outcome.report.secrets_masked == 1
     expected = cli_report(tmp_path, TRANSCRIPT)
-    assert panel.transcripts.report.text() == f"{expected} (1 unreadable lines ignored)"
+    assert panel.transcripts.report.text() == f"{expected} (1 unreadable line ignored)"
     assert panel.transcripts.state.text().startswith("Imported 1 transcript —")
     # The captured lines are pending, masked, and listed; the hint is gone.
     assert [b.lines for b in pending_batches(vault)] == [6]
