@@ -242,6 +242,12 @@ def test_a_long_run_is_laid_out_a_chunk_per_turn_with_the_window_answering_betwe
     assert 0 < len(t.cards) < n
     # The header counts every pair from the start, made or not.
     assert f"{n} " in t.state.text() and "filtered" not in t.state.text()
+    # All shown checks every pair, those whose cards are not made yet too.
+    t.pairs.select_all.click()
+    assert len(t.cards) == n and len(t.pairs.checked()) == n
+    t.pairs.select_all.click()
+    t.show_run(run)
+    qtbot.waitUntil(lambda: 0 < len(t.cards) < n, timeout=15000)
     qtbot.waitUntil(lambda: len(t.cards) == n, timeout=15000)
     ticker.stop()
     assert any(0 < s < n for s in sizes)  # the event loop ran while the list was not full

@@ -368,6 +368,8 @@ class QtPairList(QWidget):
         self.select_all.blockSignals(False)
 
     def _select_all_clicked(self) -> None:
+        while self._more.isActive():  # every pair the filter leaves, made or not yet
+            self.lay_out()
         on = len(self.checked()) < len([c for c in self.cards if c.stale is None])
         for card in self.cards:
             card.check.blockSignals(True)
