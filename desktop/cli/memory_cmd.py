@@ -34,7 +34,7 @@ from desktop.flows.memory import (
     rejected_fragments,
     requeue_fragment,
 )
-from desktop.flows.progress import ProgressClock
+from desktop.flows.progress import ProgressClock, plural
 from desktop.flows.settings import Overrides, resolve
 from inference.engines import (
     LazyEmbedder,
@@ -179,10 +179,11 @@ def run_consolidate(args: argparse.Namespace) -> int:
     if report.steps:
         counts = ", ".join(f"{n} {what}" for what, n in sorted(report.line_counts.items()))
         print(
-            f"  {report.lines_read} lines read in {report.steps} step(s) ({counts}); "
-            f"{report.candidates} candidate facts, {len(report.accepted)} written, "
+            f"  {plural(report.lines_read, 'line')} read in {plural(report.steps, 'step')} "
+            f"({counts}); {plural(report.candidates, 'candidate fact')}, "
+            f"{len(report.accepted)} written, "
             f"{len(report.rejected)} rejected, {report.duplicates} already known, "
-            f"{report.lines_pending} lines still pending ({report.seconds:.1f} s)"
+            f"{plural(report.lines_pending, 'line')} still pending ({report.seconds:.1f} s)"
         )
     for fact in report.accepted:
         print(f"  + {fact.subject} / {fact.section}: {fact.text} [{', '.join(fact.citations)}]")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, QMimeData, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -36,9 +36,11 @@ from desktop.ui.controller import AppController
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.endpoint import endpoint_for
 from desktop.ui.errors import ErrorPresenter
+from desktop.ui.file_drops import FileDropsToWindow
 from desktop.ui.logview import QtLogHandler
 from desktop.ui.operations import history as history_ops
 from desktop.ui.panels import panels
+from desktop.ui.panels.ingest import dropped_source
 from desktop.ui.panels.memory_import import dropped_files
 from desktop.ui.statusbar import QtStatusBar
 from desktop.ui.toast import QtUndoBar
@@ -106,6 +108,9 @@ class MainWindow(QMainWindow):
             self.tray.show()
         self._restore_geometry()
         self.setAcceptDrops(True)  # a conversation transcript (.jsonl) dropped anywhere is imported
+        # ... on a text field too, where it would otherwise land as its path in words.
+        self._field_drops = FileDropsToWindow(self, self.take_files)
+        self._field_drops.watch()
         if controller.settings_problem:
             self.errors.show_error("Reading the settings", controller.settings_problem)
 
@@ -221,6 +226,23 @@ class MainWindow(QMainWindow):
             self.show_panel("memory")
             self.ctx.panels["memory"].choose_and_import()  # type: ignore[attr-defined]
 
+    def take_files(self, mime: QMimeData, drop: bool) -> bool:
+        """Whether dragged files are the window's — transcripts for Memory, one source for
+        Ingest — and, on ``drop``, hand them over: what a drop on the window does, for a
+        drop on one of its text fields."""
+        transcripts = dropped_files(mime, transcripts_only=True)
+        if transcripts and "memory" in self.ctx.panels:
+            if drop:
+                self.show_panel("memory")
+                self.ctx.panels["memory"].import_files(transcripts)  # type: ignore[attr-defined]
+            return True
+        source = dropped_source(mime)
+        if source is not None and "ingest" in self.ctx.panels:
+            if drop:
+                self.ctx.panels["ingest"].dropped(source)  # type: ignore[attr-defined]
+            return True
+        return False
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if "memory" in self.ctx.panels and dropped_files(event.mimeData(), transcripts_only=True):
             event.acceptProposedAction()
@@ -250,6 +272,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._field_drops.watch()
         if not self._shown_once:
             self._shown_once = True
             if not self.controller.settings.window_state:  # a saved layout is the user's

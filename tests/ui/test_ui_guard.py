@@ -350,3 +350,22 @@ def test_checks_are_answered_while_the_gui_thread_is_busy(qtbot, make_window, po
     assert all(status == 200 for status, _s in answered)
     # The live log catches up once the GUI thread is free again.
     qtbot.waitUntil(lambda: panel.log.topLevelItemCount() == 5, timeout=5000)
+
+
+def test_endpoint_box_keeps_its_lines_together_at_1920x1080(qtbot, make_window, port: int) -> None:  # type: ignore[no-untyped-def]
+    window = make_window()
+    panel = guard_panel(window)
+    window.resize(1920, 1080)
+    window.show_panel("guard")
+    wait_up(qtbot, panel)
+    qtbot.wait(50)  # the layout settles
+    box = panel.endpoint_state.parentWidget()
+    spacing = box.layout().spacing()
+    state, token = panel.endpoint_state, panel.token_label
+    # Each line is as tall as its text (a label given spare height centres its text in it,
+    # which shows as a gap) and follows the one above at the layout's spacing, whatever
+    # height the guard box beside it takes.
+    for label in (state, token):
+        assert label.height() <= label.heightForWidth(label.width()) + 2, label.text()
+    assert token.geometry().top() - state.geometry().bottom() <= spacing + 2
+    assert panel.copy_token_button.geometry().top() - token.geometry().bottom() <= spacing + 2

@@ -32,11 +32,14 @@ def cli_report(tmp_path: Path, file: Path) -> str:
     return import_transcript(other, file).summary()
 
 
-def drop(target: QWidget, *files: Path) -> None:
+def drop(target: QWidget, *files: Path, with_text: bool = False) -> None:
     """Drag ``files`` onto ``target`` and drop them, as a file manager would: through the
-    event filters (Ingest watches the window's drops too)."""
+    event filters (Ingest watches the window's drops too). ``with_text``: the drag also
+    carries the paths as plain text, as most file managers' drags do."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
+    if with_text:
+        mime.setText("\n".join(QUrl.fromLocalFile(str(f)).toString() for f in files))
     args = (
         Qt.DropAction.CopyAction,
         mime,
@@ -65,7 +68,7 @@ def test_empty_panel_says_how_to_start_and_the_button_imports_with_the_cli_repor
     [outcome] = shown.args[0]
     assert outcome.report is not None and outcome.report.secrets_masked == 1
     expected = cli_report(tmp_path, TRANSCRIPT)
-    assert panel.transcripts.report.text() == f"{expected} (1 unreadable lines ignored)"
+    assert panel.transcripts.report.text() == f"{expected} (1 unreadable line ignored)"
     assert panel.transcripts.state.text().startswith("Imported 1 transcript —")
     # The captured lines are pending, masked, and listed; the hint is gone.
     assert [b.lines for b in pending_batches(vault)] == [6]
@@ -156,3 +159,25 @@ def test_import_shows_progress_and_the_button_waits(qtbot, make_window, vault: P
     assert started == [1]
     assert panel.transcripts.button.isEnabled()
     assert not panel.transcripts.progress.isVisible()
+
+
+def test_a_file_dropped_on_a_text_field_goes_where_a_drop_on_the_window_goes(
+    qtbot, make_window, vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    window = make_window()
+    panel = memory_panel(window)
+    search = window.panel("notes").search_box
+    window.tabs.setCurrentIndex(0)
+    # A transcript dropped on the search box is imported, not typed into the box.
+    with qtbot.waitSignal(panel.sig_import_shown, timeout=15000):
+        drop(search, TRANSCRIPT, with_text=True)
+    assert search.text() == ""
+    assert window.tabs.currentWidget() is panel
+    assert [b.lines for b in pending_batches(vault)] == [6]
+    # A source dropped there is planned by Ingest.
+    ingest = window.panel("ingest")
+    drop(search, vault / "Decisions" / "ADR-0011 Friday release window.md", with_text=True)
+    assert search.text() == ""
+    assert window.tabs.currentWidget() is ingest
+    assert ingest.runner.running
+    ingest.runner.stop()

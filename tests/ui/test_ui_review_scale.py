@@ -217,3 +217,38 @@ def test_del_dismisses_the_checked_pairs_and_undo_names_what_it_cannot_take_back
     qtbot.waitUntil(lambda: third in t.cards, timeout=10000)
     assert first not in t.cards and "Typed since." in edited.read_text(encoding="utf-8")
     assert bar.text.text() == "Undone 1 of 2: Dismissed 2 pairs"
+
+
+def test_a_long_run_is_laid_out_a_chunk_per_turn_with_the_window_answering_between(
+    qtbot, make_window, vault: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QTimer
+
+    n = 35  # several chunks
+    run = save_run(vault, n)
+    window = make_window()
+    t = window.panel("tensions")
+    assert isinstance(t, QtTensionsPanel)
+    qtbot.waitUntil(lambda: len(t.cards) == n, timeout=15000)
+    # Shown again (as after a scan): cards are made a chunk at a time, and a timer of the
+    # window fires between chunks, so the window answers while the list fills.
+    sizes: list[int] = []
+    ticker = QTimer()
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: sizes.append(len(t.cards)))
+    with qtbot.waitSignal(t.sig_results_shown, timeout=15000):
+        t.show_run(run)
+        ticker.start()
+    assert 0 < len(t.cards) < n
+    # The header counts every pair from the start, made or not.
+    assert f"{n} " in t.state.text() and "filtered" not in t.state.text()
+    # All shown checks every pair, those whose cards are not made yet too.
+    t.pairs.select_all.click()
+    assert len(t.cards) == n and len(t.pairs.checked()) == n
+    t.pairs.select_all.click()
+    t.show_run(run)
+    qtbot.waitUntil(lambda: 0 < len(t.cards) < n, timeout=15000)
+    qtbot.waitUntil(lambda: len(t.cards) == n, timeout=15000)
+    ticker.stop()
+    assert any(0 < s < n for s in sizes)  # the event loop ran while the list was not full
+    assert [c.pair.key() for c in t.cards] == [p.key() for p in t.pairs._listed]

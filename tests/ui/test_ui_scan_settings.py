@@ -106,3 +106,19 @@ def test_a_scan_short_of_budget_offers_to_raise_it_and_scan_again(
     assert load_settings().scan.max_pairs == 4
     assert window.controller.settings.scan.max_pairs == 4
     assert [s.max_pairs for s in seen] == [2, 4]
+
+
+def test_each_note_types_row_says_which_scan_it_applies_to(qtbot) -> None:  # type: ignore[no-untyped-def]
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    form = dialog.types.parentWidget().layout()
+
+    def label(field: Any) -> str:
+        return str(form.labelForField(field).text())
+
+    classic, wider = label(dialog.types), label(dialog.scan_budget.skip_types)
+    assert "classic" in classic and "whole-vault" not in classic
+    assert "whole-vault" in wider and "focus" in wider and "classic" not in wider
+    # The tooltips say how the two rows relate.
+    assert "Whole-vault and focus" in dialog.types.toolTip()
+    assert "classic scan reads only" in dialog.scan_budget.skip_types.toolTip()

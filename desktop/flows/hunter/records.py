@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop.flows.progress import plural
 from desktop.vault.layout import state_dir
 from foundation import atomic
 from foundation.errors import AntinomyError
@@ -348,7 +349,7 @@ class ScanRun:
             noun = "pair" if self.note_pairs_judged == 1 else "pairs"
             parts.append(f"{self.note_pairs_judged} note {noun} judged")
         elif self.mode == "whole-vault":
-            parts.append(f"{self.pairs_considered} pairs considered")
+            parts.append(f"{plural(self.pairs_considered, 'pair')} considered")
         parts += [
             f"{self.model or 'model?'} ({self.backend or 'backend?'})",
             f"{self.duration:.1f} s",

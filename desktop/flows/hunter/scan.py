@@ -35,6 +35,7 @@ from desktop.flows.hunter.opinion import (
     is_server,
     opinion_report,
 )
+from desktop.flows.hunter.pace import PACE, JudgingAhead
 from desktop.flows.hunter.prompt import (
     ARRAY_KEYS,
     PromptNote,
@@ -322,12 +323,16 @@ class ScanJob:
         self.tick(0, 1, what)
         summaries = self.index.summaries(paths)
         self.names.update({p: (s.title, *s.aliases) for p in paths if (s := summaries.get(p))})
+        # The embedding's bar and time left cover the judging that follows.
+        ahead = JudgingAhead(self.tick, PACE.judging_ahead(len(pairs) + len(again)))
         self.judging.prepare(
-            {p: self.loaded[p].text for p in paths}, names=self.names, progress=self.tick, what=what
+            {p: self.loaded[p].text for p in paths}, names=self.names, progress=ahead, what=what
         )
         verdicts = self.judging.judge_pairs(
             pairs, stop=self.stop, progress=lambda d, t, w: self.tick(d, t, w)
         )
+        if not self.stopped():
+            PACE.learn(self.judging.stats, embedded=ahead.embedded)
         learned_from = list(verdicts)
         if again and not self.stopped():
             # Judged only to learn their features: not counted in this run's figures.

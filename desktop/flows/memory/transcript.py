@@ -26,6 +26,7 @@ from typing import Any
 
 from desktop.flows.memory.capture import capture_turn, check_time
 from desktop.flows.memory.errors import CaptureInvalid, TranscriptInvalid
+from desktop.flows.progress import plural
 
 _NOISE = re.compile(
     r"^\s*<(command-name|command-message|command-args|local-command-stdout|"
@@ -48,9 +49,11 @@ class ImportReport:
     def summary(self) -> str:
         """The report in one line, as the CLI prints it and the window shows it."""
         return (
-            f"imported {self.turns_captured} turns ({self.lines_written} lines) from "
+            f"imported {plural(self.turns_captured, 'turn')} "
+            f"({plural(self.lines_written, 'line')}) from "
             f"{self.path}; skipped {self.turns_skipped} (tool noise, subagents, blank); "
-            f"{self.secrets_masked} secrets masked; {self.withdrawn_turns} withdrawals"
+            f"{plural(self.secrets_masked, 'secret')} masked; "
+            f"{plural(self.withdrawn_turns, 'withdrawal')}"
         )
 
 

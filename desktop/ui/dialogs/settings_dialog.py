@@ -140,6 +140,11 @@ class SettingsDialog(QDialog):
         self.body_chars.setSingleStep(100)
         self.body_chars.setValue(settings.scan.body_chars)
         self.types = QLineEdit(", ".join(settings.scan.types))
+        self.types.setToolTip(
+            "Note types (the `type:` of a note's frontmatter) a classic scan sends to the "
+            "model, separated by commas. Whole-vault and focus scans compare every type "
+            "except those left out below."
+        )
         self.neighbours = QSpinBox()
         self.neighbours.setRange(1, 50)
         self.neighbours.setValue(settings.scan.neighbours)
@@ -147,7 +152,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(scan)
         form.addRow("Notes per classic scan", self.cap)
         form.addRow("Characters of each note", self.body_chars)
-        form.addRow("Note types scanned", self.types)
+        form.addRow("Note types a classic scan reads", self.types)
         form.addRow("Neighbours in focus mode", self.neighbours)
         self.scan_budget = ScanBudgetFields(settings.scan, form)
         tabs.addTab(scan, "Scan")

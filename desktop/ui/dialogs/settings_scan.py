@@ -1,4 +1,5 @@
-"""Settings ▸ Scan: the whole-vault budget and the note types a whole-vault scan leaves out.
+"""Settings ▸ Scan: the whole-vault budget and the note types whole-vault and focus scans
+leave out.
 
 The settings dialog adds these rows to its Scan tab and passes its
 :class:`ScanCaps` through :meth:`ScanBudgetFields.apply`, so each saved value
@@ -37,11 +38,12 @@ class ScanBudgetFields:
         self.skip_types = QLineEdit(", ".join(caps.skip_types))
         self.skip_types.setPlaceholderText("none: every note type is scanned")
         self.skip_types.setToolTip(
-            "Note types (the `type:` of a note's frontmatter) a whole-vault scan never "
-            "compares, separated by commas."
+            "Note types (the `type:` of a note's frontmatter) whole-vault and focus scans "
+            "never compare, separated by commas. The classic scan reads only the types "
+            "named above."
         )
         form.addRow("Note pairs per whole-vault scan", self.max_pairs)
-        form.addRow("Types a whole-vault scan leaves out", self.skip_types)
+        form.addRow("Note types whole-vault and focus scans leave out", self.skip_types)
 
     def apply(self, caps: ScanCaps) -> ScanCaps:
         """``caps`` with these fields' values (raises SettingsInvalid for a bad one)."""

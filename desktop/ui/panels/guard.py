@@ -165,6 +165,9 @@ class QtGuardPanel(QWidget):
         eb.addWidget(self.endpoint_state)
         eb.addWidget(self.token_label)
         eb.addLayout(endpoint_buttons)
+        # The box is as tall as the guard's beside it: the spare height goes below, not
+        # between the lines.
+        eb.addStretch(1)
         return endpoint_box
 
     def _build_guard_box(self) -> QGroupBox:

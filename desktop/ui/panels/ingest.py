@@ -12,7 +12,7 @@ import asyncio
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -46,7 +46,11 @@ PATH_ROLE = Qt.ItemDataRole.UserRole
 
 def droppable(event: QDragEnterEvent | QDropEvent) -> Path | None:
     """The one local file of a supported kind being dragged, if any."""
-    mime = event.mimeData()
+    return dropped_source(event.mimeData())
+
+
+def dropped_source(mime: QMimeData) -> Path | None:
+    """The one local file of a supported kind in a drag's data, if any."""
     if not mime.hasUrls():
         return None
     urls = [u for u in mime.urls() if u.isLocalFile()]

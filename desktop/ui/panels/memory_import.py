@@ -58,7 +58,7 @@ class ImportOutcome:
             return f"{self.path.name}: not imported — {self.problem}"
         text = self.report.summary()
         if self.report.bad_records:
-            text += f" ({self.report.bad_records} unreadable lines ignored)"
+            text += f" ({plural(self.report.bad_records, 'unreadable line')} ignored)"
         return text
 
 

@@ -44,6 +44,10 @@ from desktop.ui.vault_state import PairsNow, read_pairs_now
 #: Changes within this many milliseconds are read from disk once.
 REFRESH_MS = 60
 
+#: Cards made and laid out per turn of the event loop: a run of hundreds of pairs is shown
+#: a chunk at a time, the window answering between chunks, instead of all in one stall.
+CARDS_PER_TURN = 10
+
 Key = frozenset[str]
 
 
@@ -101,7 +105,15 @@ class QtPairList(QWidget):
         self._c = ctx.controller
         self.run: ScanRun | None = None
         self.now: PairsNow | None = None
+        #: The cards made so far (each pair's card is made when it is first laid out).
         self.by_key: dict[Key, QtPairCard] = {}
+        self._pairs: dict[Key, Pair] = {}  # the run's pairs, one per key
+        self._previous = False
+        self._listed: list[Pair] = []  # what lay_out lists, cards made or not
+        self._more = QTimer(self)  # lays out the next chunk of cards
+        self._more.setSingleShot(True)
+        self._more.setInterval(0)
+        self._more.timeout.connect(self.lay_out)
         self.cards: list[QtPairCard] = []  # shown, in order
         self.selected: QtPairCard | None = None
         self.show_hidden = False
@@ -167,27 +179,40 @@ class QtPairList(QWidget):
             card.hide()
             card.deleteLater()
         self.by_key = {}
+        self._pairs = {}
         self.cards = []
         self.selected = None
         self.run = run
         self.now = None
         if run is not None:
             for pair in run_pairs(run):
-                card = QtPairCard(pair)
-                card.hide()
-                card.sig_note_clicked.connect(self._c.sig_preview_requested)
-                card.sig_dismiss_clicked.connect(self.dismiss)
-                card.sig_dismiss_like_clicked.connect(self.dismiss_like)
-                card.sig_ignore_clicked.connect(self.ignore)
-                card.sig_action_clicked.connect(self._note_action)
-                card.sig_card_selected.connect(self._select)
-                card.sig_checked.connect(lambda _c: self._buttons())
-                self.by_key.setdefault(pair.key(), card)
+                self._pairs.setdefault(pair.key(), pair)
         if run is not None and now is not None:
             self._apply(now)
         else:
             self.lay_out()
             self.refresh()
+
+    def _card(self, key: Key) -> QtPairCard:
+        """The card of the pair ``key``, made (as the notes now are) the first time."""
+        card = self.by_key.get(key)
+        if card is not None:
+            return card
+        card = QtPairCard(self._pairs[key])
+        card.hide()
+        card.sig_note_clicked.connect(self._c.sig_preview_requested)
+        card.sig_dismiss_clicked.connect(self.dismiss)
+        card.sig_dismiss_like_clicked.connect(self.dismiss_like)
+        card.sig_ignore_clicked.connect(self.ignore)
+        card.sig_action_clicked.connect(self._note_action)
+        card.sig_card_selected.connect(self._select)
+        card.sig_checked.connect(lambda _c: self._buttons())
+        if self.now is not None:
+            card.show_notes(dict(self.now.notes), self.now.stale.get(key))
+        if self._previous:
+            card.set_previous(True)
+        self.by_key[key] = card
+        return card
 
     def refresh(self) -> None:
         """Read the notes again soon (changes close together are read once)."""
@@ -253,12 +278,23 @@ class QtPairList(QWidget):
         return standing
 
     def lay_out(self) -> None:
-        """Lay the cards out: the standing pairs, filtered, in the chosen order."""
+        """Lay the cards out: the standing pairs, filtered, in the chosen order. Cards not
+        made yet are made :data:`CARDS_PER_TURN` at a time: the list grows by a chunk per
+        turn of the event loop until it holds them all (a later call starts again from
+        what is laid out, so a sort or filter meanwhile is followed)."""
+        self._more.stop()
         words = self.filter.text().casefold().split()
         sort = dict(SORTS)[self.sort.currentData()]
-        wanted = [
-            self.by_key[p.key()] for p in sort([p for p in self.standing() if matches(p, words)])
-        ]
+        wanted: list[QtPairCard] = []
+        made = 0
+        self._listed = sort([p for p in self.standing() if matches(p, words)])
+        for p in self._listed:
+            if p.key() not in self.by_key:
+                if made == CARDS_PER_TURN:
+                    self._more.start()  # the rest after the window has answered
+                    break
+                made += 1
+            wanted.append(self._card(p.key()))
         if wanted != self.cards:
             keep = self.selected if self.selected in wanted else None
             index = self.cards.index(self.selected) if self.selected in self.cards else 0
@@ -295,13 +331,16 @@ class QtPairList(QWidget):
         request) — for the header."""
         standing = self.standing(hidden=False)
         total = len({p.key() for p in self.run.pairs}) if self.run is not None else 0
-        shown = [c for c in self.cards if not c.pair.hidden_because]
+        # What the list holds once every card is made (it fills a chunk per turn).
+        listed = self._listed
+        shown = [p for p in listed if not p.hidden_because]
+        stale = self.now.stale if self.now is not None else {}
         return {
             "shown": len(shown),
             "dismissed": total - len(standing) if self.now is not None else 0,
-            "filtered": len(self.standing()) - len(self.cards),
-            "stale": sum(1 for c in self.cards if c.stale is not None),
-            "hidden": len(self.cards) - len(shown),
+            "filtered": len(self.standing()) - len(listed),
+            "stale": sum(1 for p in listed if stale.get(p.key()) is not None),
+            "hidden": len(listed) - len(shown),
         }
 
     def hidden_standing(self) -> int:
@@ -329,6 +368,8 @@ class QtPairList(QWidget):
         self.select_all.blockSignals(False)
 
     def _select_all_clicked(self) -> None:
+        while self._more.isActive():  # every pair the filter leaves, made or not yet
+            self.lay_out()
         on = len(self.checked()) < len([c for c in self.cards if c.stale is None])
         for card in self.cards:
             card.check.blockSignals(True)
@@ -344,6 +385,7 @@ class QtPairList(QWidget):
             card.set_selected(True)
 
     def set_previous(self, previous: bool) -> None:
+        self._previous = previous
         for card in self.by_key.values():
             card.set_previous(previous)
 

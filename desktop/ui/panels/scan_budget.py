@@ -50,7 +50,7 @@ class QtBudgetOffer(QWidget):
         new = raised_budget(self._c.settings.scan).max_pairs
         self.text.setText(
             f"{plural(over, 'note')} had candidate pairs beyond the run's budget of "
-            f"{budget} pairs. A larger budget compares them too, and takes longer."
+            f"{plural(budget, 'pair')}. A larger budget compares them too, and takes longer."
         )
         self.button.setText(f"Raise the budget to {new} pairs and scan again")
         self.show()
