@@ -44,47 +44,30 @@ import os
 import sys
 import time
 
-if __package__:  # imported: desktop.service.hook
-    from desktop.service.hook_wire import (
-        _CONTEXT_MAX,
-        _STDIN_MAX,
-        _TEXT_MAX,
-        BUDGET_MS,
-        SESSIONSTART_BUDGET_MS,
-        SUMMARY_MIN_CHARS,
-        Connection,
-        HookFailure,
-        _config_file,
-        _error_message,
-        config_dir,
-        endpoint_port,
-        process_start_deadline,
-        prove_endpoint,
-        read_token,
-        request,
-        summarize,
-    )
-else:  # run as a file, as installed hooks do: python -S …/desktop/service/hook.py
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from hook_wire import (  # type: ignore[import-not-found,no-redef]
-        _CONTEXT_MAX,
-        _STDIN_MAX,
-        _TEXT_MAX,
-        BUDGET_MS,
-        SESSIONSTART_BUDGET_MS,
-        SUMMARY_MIN_CHARS,
-        Connection,
-        HookFailure,
-        _config_file,
-        _error_message,
-        config_dir,
-        endpoint_port,
-        process_start_deadline,
-        prove_endpoint,
-        read_token,
-        request,
-        summarize,
-    )
+if not __package__:  # run as a file, as installed hooks do: python -S …/desktop/service/hook.py
+    # The folder holding ``desktop/`` (whose package files import nothing), so the wire
+    # module is imported by one name either way.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(here)))
+from desktop.service.hook_wire import (
+    _CONTEXT_MAX,
+    _STDIN_MAX,
+    _TEXT_MAX,
+    BUDGET_MS,
+    SESSIONSTART_BUDGET_MS,
+    SUMMARY_MIN_CHARS,
+    Connection,
+    HookFailure,
+    _config_file,
+    _error_message,
+    config_dir,
+    endpoint_port,
+    process_start_deadline,
+    prove_endpoint,
+    read_token,
+    request,
+    summarize,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
