@@ -229,7 +229,7 @@ def test_import_refuses_a_file_that_is_not_a_transcript(tmp_path: Path) -> None:
     bad.write_text('{"a": 1}\nhello\n')
     with pytest.raises(TranscriptInvalid) as err:
         import_transcript(tmp_path, bad)
-    assert "has no user or assistant messages (1 unreadable lines)" in str(err.value)
+    assert "has no user or assistant messages (1 unreadable line)" in str(err.value)
     with pytest.raises(TranscriptInvalid, match="No transcript at"):
         import_transcript(tmp_path, tmp_path / "missing.jsonl")
 

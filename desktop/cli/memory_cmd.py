@@ -141,7 +141,7 @@ def run_import(args: argparse.Namespace) -> int:
         return exits.OK
     print(report.summary())
     if report.bad_records:
-        print(f"  {report.bad_records} unreadable lines ignored", file=sys.stderr)
+        print(f"  {plural(report.bad_records, 'unreadable line')} ignored", file=sys.stderr)
     return exits.OK
 
 

@@ -100,7 +100,7 @@ def import_transcript(
             bad += 1
     if not any(r.get("type") in ("user", "assistant") for _, r in records):
         raise TranscriptInvalid(
-            f"{path} has no user or assistant messages ({bad} unreadable lines) — "
+            f"{path} has no user or assistant messages ({plural(bad, 'unreadable line')}) — "
             "give a Claude Code transcript (.jsonl, one JSON record per line)."
         )
     turns = [(number, record, _turn(record)) for number, record in records]
