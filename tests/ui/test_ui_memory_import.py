@@ -131,7 +131,7 @@ def test_a_bad_file_is_refused_with_the_flows_message_and_nothing_is_lost(
     assert lines == [
         f"photo.png: not imported — {picture} is not UTF-8 text — is it a Claude Code transcript?",
         f"notes.jsonl: not imported — {notes} has no user or assistant messages (1 unreadable "
-        "lines) — give a Claude Code transcript (.jsonl, one JSON record per line).",
+        "line) — give a Claude Code transcript (.jsonl, one JSON record per line).",
         f"{tmp_path.name}: not imported — {tmp_path} is a folder — give one transcript file "
         "(.jsonl) inside it.",
     ]
