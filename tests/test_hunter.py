@@ -363,8 +363,8 @@ def test_a_pair_the_model_cannot_describe_is_shown_with_a_plain_description(
     (shown,) = run.pairs
     assert shown.described_by == "plain"
     assert shown.description == (
-        "Production: one note says “every Friday afternoon”, the other “Nothing ships … after "
-        "Thursday noon”"
+        "Friday releases: releases go out every Friday afternoon vs Nothing ships … after "
+        "Thursday noon"
     )
     assert run.description_failures == 1 and run.raw_answers == ("nope", "still nope")
 

@@ -113,7 +113,7 @@ def _words(text: str) -> list[str]:
 def plain_description(pair: Pair) -> str:
     """What is shown when the model gives no usable line: what differs between the quotes,
     in their own words (:func:`.plain.describe_from_quotes`), else who judged what."""
-    line = describe_from_quotes(pair.quote_a, pair.quote_b)
+    line = describe_from_quotes(pair.quote_a, pair.quote_b, (pair.note_a, pair.note_b))
     if line is not None:
         return line
     p = f" ({pair.probability:.0%})" if pair.probability is not None else ""

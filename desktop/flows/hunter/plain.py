@@ -1,17 +1,20 @@
 """A pair described in plain words from its own quotes, when the model gives no usable line.
 
-Every word of the description is a word of one quote, in its own spelling, or one of the
-few framing words ("one note says", "the other", "vs", "only in one note"). Nothing is
+Every word of the description is a word of one quote or of a note's title, in its own
+spelling, or one of the few framing words ("vs", "only in one note"). Nothing is
 paraphrased, so nothing can be invented:
 
 * two sentences that share their frame (:data:`desktop.flows.alignment.ALIGNED`) are
   shown as what differs and the frame they share: "Tuesday vs Thursday: Deploys happen
   on …";
-* two sentences that do not are each cut down to the words that carry a claim — numbers,
-  times, days and months, negations, quantifiers, words with an opposite, names inside a
-  sentence — with the small words between and around them: "every Friday between 14:00
-  and 16:00" / "after Thursday noon", and what both quotes speak of in front when they
-  share a run of words ("les tomates en pleine terre: …").
+* two sentences that do not are shown as their subject, then each cut down to the words
+  that carry its claim — numbers, times, days and months, negations, quantifiers, words
+  with an opposite, names inside a sentence — with the small words between and around
+  them: "Friday release window: every Friday between 14:00 and 16:00 vs Nothing ships …
+  after Thursday noon". The subject is what both quotes speak of when they share a run of
+  two words that carry meaning ("tomates en pleine terre"), else the title of a note whose
+  words the quotes use (a date or an identifier in front of it left out), else the one
+  word they share.
 
 When neither quote has such a word, there is nothing to say in plain words and the caller
 keeps its sentence about the judge.
@@ -40,6 +43,11 @@ from desktop.flows.sentences import plain
 
 #: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
 _WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
+#: The source a remembered fact cites at its end: "… nothing is rehearsed. — raw/2024-05-07.md
+#: L9", "… — [[2026-12-02#^t41]]" (read as "… — 2026-12-02").
+_CITATION = re.compile(
+    r"\s+[—–]\s+(?:\S+\.md(?:\s+L\d+(?:-\d+)?)?|\S*\d{4}-\d{2}-\d{2}(?:#\^[\w-]+)?)\s*$"
+)
 #: Punctuation a run of claim words never crosses.
 _BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
 #: Words with an opposite, less the prepositions among them ("on", "over"): those place a
@@ -58,6 +66,11 @@ _LEADS = word_set(
 )
 #: A side's description holds at most this many runs of words.
 MAX_RUNS = 2
+#: A run of fewer words than this says too little alone ("in April"): it takes in the
+#: words around it that the other quote does not have, up to ``WIDE_RUN`` words.
+SHORT_RUN = 3
+_CONJUNCTIONS = word_set("and but or so because et mais ou car e ma o perché")
+WIDE_RUN = 8
 #: Words that speak of the subject of both quotes, shown in front: at most this many.
 MAX_SHARED_WORDS = 6
 #: Words that never make a shared subject on their own.
@@ -89,7 +102,11 @@ def _tokens(text: str) -> list[_Token]:
 
 def _value(key: str) -> bool:
     return any(
-        part[:1].isdigit() or part in NUMBER_WORDS or part in WEEKDAYS or part in MONTHS
+        part[:1].isdigit()
+        or part in NUMBER_WORDS
+        or part in WEEKDAYS
+        or part.removesuffix("s") in WEEKDAYS  # "Fridays"
+        or part in MONTHS
         for part in key.split("-")
     )
 
@@ -108,9 +125,13 @@ def _slice(text: str, toks: list[_Token], i: int, j: int) -> str:
     return unicodedata.normalize("NFC", text)[toks[i].start : toks[j].end]
 
 
-def describe_from_quotes(quote_a: str, quote_b: str) -> str | None:
-    """The pair's differing words in plain words, or None when none carries a claim."""
-    quote_a, quote_b = plain(quote_a), plain(quote_b)  # no Markdown in a card's line
+def describe_from_quotes(
+    quote_a: str, quote_b: str, titles: tuple[str, str] = ("", "")
+) -> str | None:
+    """The pair's subject and differing words in plain words, or None when none carries a
+    claim. ``titles``: the two notes' titles, a subject when the quotes share none."""
+    # No Markdown in a card's line, nor the citation a remembered fact ends with.
+    quote_a, quote_b = (_CITATION.sub("", plain(q)) for q in (quote_a, quote_b))
     ta, tb = _tokens(quote_a), _tokens(quote_b)
     if not ta or not tb:
         return None
@@ -120,7 +141,7 @@ def describe_from_quotes(quote_a: str, quote_b: str) -> str | None:
     if shared >= ALIGNED:
         line = _aligned(quote_a, quote_b, ta, tb, matcher)
     else:
-        line = _apart(quote_a, quote_b, ta, tb, matcher)
+        line = _apart(quote_a, quote_b, ta, tb, matcher, titles)
     if line is None or len(line) > DESCRIPTION_MAX:
         return None
     return line
@@ -147,22 +168,34 @@ def _aligned(
 
 
 def _apart(
-    quote_a: str, quote_b: str, ta: list[_Token], tb: list[_Token], matcher: SequenceMatcher[str]
+    quote_a: str,
+    quote_b: str,
+    ta: list[_Token],
+    tb: list[_Token],
+    matcher: SequenceMatcher[str],
+    titles: tuple[str, str],
 ) -> str | None:
-    """Each quote's words that carry its claim: "One note says “…”, the other “…”"."""
+    """The subject, then each quote's words that carry its claim: "Subject: … vs …"."""
     keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
     runs_a = _claim_runs(quote_a, ta, keys_b)
     runs_b = _claim_runs(quote_b, tb, keys_a)
-    if not runs_a and not runs_b:
-        return None
-    # One side with no claim word: its longest stretch the other does not have.
+    shared = _shared_subject(quote_a, ta, matcher, words=2)
+    if not runs_a and not runs_b and not shared:
+        return None  # no claim word, and no subject to say the differing words are about
+    # A side with no claim word: its longest stretch the other does not have.
     runs_a = runs_a or _differing(quote_a, ta, [(i1, i2) for _, i1, i2, _, _ in _edits(matcher)])
     runs_b = runs_b or _differing(quote_b, tb, [(j1, j2) for _, _, _, j1, j2 in _edits(matcher)])
     if not runs_a or not runs_b:
         return None
-    subject = _shared_subject(quote_a, ta, matcher)
-    said = f"one note says “{' … '.join(runs_a)}”, the other “{' … '.join(runs_b)}”"
-    line = f"{subject}: {said}" if subject else said
+    quotes = tuple({_stem(t.key) for t in toks} for toks in (ta, tb))
+    subject = (
+        shared
+        or _title_subject(titles, ta + tb, quotes)
+        or _shared_word(ta, tb)
+        or _title_subject(titles, None, quotes)
+    )
+    said = f"{' … '.join(runs_a)} vs {' … '.join(runs_b)}"
+    line = f"{subject[:1].upper() + subject[1:]}: {said}" if subject else said
     return line[:1].upper() + line[1:]
 
 
@@ -193,17 +226,73 @@ def _claim_runs(text: str, toks: list[_Token], other: set[str]) -> list[str]:
         if start > 0 and toks[start - 1].key in _LEADS and joined(start - 1, start):
             start -= 1  # "after Thursday noon", "until eleven"
         end = _with_object(toks, end, joined, marks)
+        if end - start < SHORT_RUN:
+            start, end = _widened(toks, start, end, joined, other)
         runs.append((start, end))
         i = j + 1
 
+    other_stems = {_stem(k) for k in other}
+
     def score(run: tuple[int, int]) -> tuple[bool, int]:
         span = range(run[0], run[1] + 1)
-        differs = any(marks[k] and toks[k].key not in other for k in span)
+        differs = any(marks[k] and _stem(toks[k].key) not in other_stems for k in span)
         return (differs, sum(_value(toks[k].key) for k in span))
 
-    best = sorted(runs, key=score, reverse=True)[:MAX_RUNS]
+    merged: list[tuple[int, int]] = []
+    for run in sorted(runs):  # widened runs may overlap
+        if merged and run[0] <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], run[1]))
+        else:
+            merged.append(run)
+    best = sorted(merged, key=score, reverse=True)[:MAX_RUNS]
     kept = [r for r in sorted(best) if score(r)[0]]
-    return [_shorten(_slice(text, toks, a, b), 70) for a, b in kept]
+    return [_shorten(_slice(text, toks, a, _last_word(toks, a, b)), 70) for a, b in kept]
+
+
+def _last_word(toks: list[_Token], start: int, end: int) -> int:
+    """The run's end less the small words it ends on ("next to", "against the")."""
+    while end > start and (toks[end].key in _SMALL or toks[end].key in _LEADS):
+        end -= 1
+    return end
+
+
+def _edge(key: str) -> bool:
+    return key in _SMALL or key in QUANTIFIERS or key in NEGATIONS
+
+
+def _widened(
+    toks: list[_Token],
+    start: int,
+    end: int,
+    joined: Callable[[int, int], bool],
+    other: set[str],
+) -> tuple[int, int]:
+    """A short run ("in April", "We take") with the words around it that the other quote
+    does not have, within its clause, up to :data:`WIDE_RUN` words: "stopped eating red meat
+    in April", "take the night train". Small words may be shared; the run never reaches a
+    word that carries meaning in both quotes, and never ends on a small word."""
+
+    def free(k: int) -> bool:
+        return toks[k].key in _SMALL or toks[k].key not in other
+
+    first, last = start, end
+    while end - start + 1 < WIDE_RUN:
+        if start > 0 and joined(start - 1, start) and free(start - 1):
+            start -= 1
+        elif (
+            end + 1 < len(toks)
+            and joined(end, end + 1)
+            and free(end + 1)
+            and toks[end + 1].key not in _CONJUNCTIONS  # "and ends on time": another claim
+        ):
+            end += 1
+        else:
+            break
+    while start < first and toks[start].key in _SMALL | _LEADS:  # only the words taken in
+        start += 1
+    while end > last and toks[end].key in _SMALL | _LEADS:
+        end -= 1
+    return start, end
 
 
 def _with_object(
@@ -235,26 +324,75 @@ def _differing(text: str, toks: list[_Token], spans: list[tuple[int, int]]) -> l
     spans = [(a, b) for a, b in spans if b - a >= 2]
     if not spans:
         return []
-    a, b = max(spans, key=lambda s: s[1] - s[0])
+    # The stretch with most words that carry meaning ("night train", not "We take").
+    a, b = max(
+        spans, key=lambda s: (sum(_meaningful(t.key) for t in toks[s[0] : s[1]]), s[1] - s[0])
+    )
     return [_shorten(_slice(text, toks, a, b - 1), 70)]
 
 
-def _shared_subject(text: str, toks: list[_Token], matcher: SequenceMatcher[str]) -> str:
-    """The longest run of words both quotes have, when it holds a word that is not small."""
+def _shared_subject(
+    text: str, toks: list[_Token], matcher: SequenceMatcher[str], *, words: int = 1
+) -> str:
+    """The longest run of words both quotes have, when it holds ``words`` words that are not
+    small."""
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     for block in sorted(blocks, key=lambda b: b.size, reverse=True):
         first, last = block.a, block.a + block.size - 1
-        if not any(
-            toks[k].key not in _SMALL and len(toks[k].key) > 3 for k in range(first, last + 1)
-        ):
+        meaning = [k for k in range(first, last + 1) if _meaningful(toks[k].key)]
+        if len(meaning) < words:
             continue
-        while toks[first].key in _SMALL:
+        # No small word, quantifier or negation at either end ("oil change every").
+        while first < last and _edge(toks[first].key):
             first += 1
-        while toks[last].key in _SMALL:
+        while last > first and _edge(toks[last].key):
             last -= 1
+        if _edge(toks[first].key):
+            continue
         if last - first < MAX_SHARED_WORDS:
             return _slice(text, toks, first, last)
     return ""
+
+
+def _meaningful(key: str) -> bool:
+    return key not in _SMALL and len(key) > 3
+
+
+#: What a title may start with that is not its subject: a date ("2024-04-06 Jardin") or an
+#: identifier ("ADR-0011 Friday release window").
+_TITLE_LEAD = re.compile(r"^\s*(?:\d{4}-\d{2}(?:-\d{2})?|[A-Za-z]{2,8}-?\d+)\b[\s:.–-]*")
+
+
+def _stem(key: str) -> str:
+    return key[:-1] if len(key) > 4 and key.endswith("s") else key
+
+
+def _title_subject(
+    titles: tuple[str, str], toks: list[_Token] | None, quotes: tuple[set[str], ...]
+) -> str:
+    """The title, of the two, that shares most words that carry meaning with the quotes
+    (the first on a tie), less a date or identifier in front; "" when none shares one.
+    With ``toks`` None, the first title with words left after that."""
+    said = {_stem(t.key) for t in toks or () if _meaningful(t.key)}
+    best, best_shared = "", 0
+    for title in titles:
+        rest = _TITLE_LEAD.sub("", plain(title)).strip()
+        own = {_stem(t.key) for t in _tokens(rest) if _meaningful(t.key)}
+        if len(own) >= 3 and any(len(own & q) >= 0.8 * len(own) for q in quotes):
+            continue  # the title restates a quote ("Mail and chat stay closed until eleven")
+        shared = len(own & said)
+        if toks is None and _tokens(rest):
+            shared = 1
+        if shared > best_shared and len(rest) <= 60:
+            best, best_shared = rest, shared
+    return best
+
+
+def _shared_word(ta: list[_Token], tb: list[_Token]) -> str:
+    """The first word of the first quote that carries meaning and is in the other quote
+    too, in either's spelling ("planning" and "Planning")."""
+    other = {_stem(t.key) for t in tb}
+    return next((t.text for t in ta if _meaningful(t.key) and _stem(t.key) in other), "")
 
 
 def _shorten(text: str, limit: int) -> str:
