@@ -94,6 +94,10 @@ class Generator(ABC):
     backend_name: str = ""
     #: True when calls send text to another machine (non-loopback HTTP).
     leaves_machine: bool = False
+    #: Whether to ask it for a scan's one-line descriptions: False for a model the manifest
+    #: marks ``describes = false`` (measured to fail at it); the scan then writes them from
+    #: the quotes.
+    describes: bool = True
     #: Context window in tokens, for flows that size prompts.
     context_length: int = 2048
 

@@ -95,6 +95,7 @@ class LlamaGenerator(Generator):
         self.model = model
         self.model_name = model.title
         self.model_id = f"{model.path.name}:{model.sha256[:12]}"
+        self.describes = bool(model.spec.extra.get("describes", True)) if model.spec else True
         self.backend_name = "llama.cpp (embedded)"
         #: How many threads to use, asked before every prompt batch and token.
         self.budget = budget or ThreadBudget(fixed=self.settings.threads)

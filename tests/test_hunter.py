@@ -369,6 +369,25 @@ def test_a_pair_the_model_cannot_describe_is_shown_with_a_plain_description(
     assert run.description_failures == 1 and run.raw_answers == ("nope", "still nope")
 
 
+def test_a_model_the_manifest_marks_as_not_describing_is_not_asked(index: VaultIndex) -> None:
+    gen = ScriptedGenerator([])  # any call would fail: nothing is scripted
+    gen.describes = False
+    gen.model_name = "Tiny model"
+    run = scan(
+        index, gen, judge=release_judge(), mode="focus", focus="Substrates/Friday releases.md"
+    )
+    (shown,) = run.pairs
+    assert gen.calls == [] and shown.described_by == "plain"
+    assert shown.description.startswith("Friday releases: ")
+    assert run.description_failures == 0 and run.plain_descriptions_for == "Tiny model"
+
+
+def test_the_shipped_default_model_is_not_asked_for_descriptions() -> None:
+    from inference.registry import default_spec
+
+    assert default_spec("llm").extra.get("describes") is False
+
+
 def test_without_a_judge_the_scan_refuses_to_show_unjudged_pairs(index: VaultIndex) -> None:
     with pytest.raises(ModelUnavailable, match="cannot judge"):
         scan(index, ScriptedGenerator([answer(GOOD)]), judge=None, mode="classic")

@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "scan",
         help="find pairs of notes that disagree (Hunter)",
         description="Find notes that disagree: the contradiction judge compares their "
-        "sentences, the local model describes each pair found, and code verifies every pair "
+        "sentences, each pair found gets a one-line description (from the local model, or from "
+        "the quotes when the model is one that fails at it), and code verifies every pair "
         "(names, quotes, dismissals) before it is shown. Modes: classic (the newest open "
         "tensions and substrates, every pair of them; the model also proposes pairs, which the "
         "judge re-checks), --focus NOTE (that note and its nearest neighbours), --whole-vault "
@@ -324,6 +325,12 @@ def print_run(
         print(
             f"  the model could not describe {run.description_failures} "
             f"pair{'s' if run.description_failures != 1 else ''}; a plain description is shown.",
+            file=out,
+        )
+    if run.plain_descriptions_for and run.pairs:
+        print(
+            f"  descriptions are written from the quotes: {run.plain_descriptions_for} is not "
+            "asked for them (measured to fail at it); a model chosen with --llm writes them.",
             file=out,
         )
     if any(p.confidence_defaulted for p in run.pairs):

@@ -309,6 +309,9 @@ class ScanRun:
     judge_seconds: float = 0.0
     #: Shown pairs whose description the model could not write (plain one shown).
     description_failures: int = 0
+    #: The model that was not asked for descriptions (its manifest entry says it fails at
+    #: them): every description is the plain one. "" when the model was asked.
+    plain_descriptions_for: str = ""
     #: Very long notes of which only the first ``max_sentences`` sentences were compared.
     notes_cut: tuple[str, ...] = ()
     #: Lines not read as claims, by reason (code, placeholder, boilerplate…), and sentence

@@ -421,10 +421,11 @@ class ScanJob:
             key=lambda i: -(self.verifier.accepted[i].probability or 0.0),
         )
         todo = [i for i in ranked if self.verifier.accepted[i].found_by == "judge"]
+        asked = self.describer.engine.describes
         for n, i in enumerate(todo):
             pair = self.verifier.accepted[i]
             line = None
-            if n < budget and not self.stopped():
+            if asked and n < budget and not self.stopped():
                 total = min(budget, len(todo))
                 self.tick(n, total, f"asking the model to describe pair {n + 1} of {total}")
                 line = self.describer.describe(pair, stop=self.stop)
@@ -552,6 +553,7 @@ def scan(
         sentences=stats.sentences,
         judge_seconds=round(stats.seconds_judging + stats.seconds_embedding, 3),
         description_failures=s.describer.failures,
+        plain_descriptions_for="" if engine.describes else engine.model_name,
         notes_cut=tuple(sorted(stats.notes_cut)),
         not_evidence=dict(stats.not_evidence.most_common()),
         set_aside=dict(stats.set_aside.most_common()),
