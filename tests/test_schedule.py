@@ -82,8 +82,18 @@ from desktop.flows.schedule import frequency_quantities, week_quantities
         ("On arrose deux fois par semaine.", "On arrose tous les jours.", "differ"),
         ("Le linge se lave au moins une fois par semaine.", "Lessive chaque jour.", "compatible"),
         ("Innaffio almeno tre volte a settimana.", "Innaffio una volta al mese.", "conflict"),
+        # a part of the day a rule rules out, or allows alone
+        ("The kids never watch TV in the evening.", "They watched a film in the evening.",
+         "conflict"),
+        ("The kids never watch TV in the evening.", "They watched a film in the afternoon.",
+         "compatible"),
+        ("No calls in the morning.", "The call with Ana is in the afternoon.", "compatible"),
+        ("I run in the morning only.", "Went for a run in the evening.", "conflict"),
+        ("I run in the morning only.", "Ran in the morning, 8 km.", "compatible"),
+        ("On ne tond jamais le soir.", "J'ai tondu la pelouse le soir.", "conflict"),
+        ("Mai annaffiare di sera.", "Ho annaffiato di sera.", "conflict"),
     ],
-)
+)  # fmt: skip
 def test_week_values_are_compared(a: str, b: str, expected: str) -> None:
     assert compare_quantities(a, b) == expected
     assert compare_quantities(b, a) == expected  # order does not matter

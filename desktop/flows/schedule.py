@@ -219,5 +219,18 @@ def day_part_quantities(text: str, has_clock: bool) -> list[Quantity]:
             if _DAY_RE.search(text[max(0, m.start() - 15) : m.start()]):
                 continue  # "Friday nights": part of a day of the week
             lo, hi = PARTS_OF_DAY[m.group(1)]
-            out.append(Quantity("clock", lo, hi))
+            out.append(_part_of_day(text, m.start(), m.end(), lo, hi))
     return out
+
+
+def _part_of_day(text: str, start: int, end: int, lo: float, hi: float) -> Quantity:
+    """A part of the day with the bound its clause puts on it: "never in the evening" rules
+    it out, "only in the morning" is the one part allowed, "in the evening" is a plain
+    value."""
+    before, after = _clause(text, start, end)
+    hi -= 1  # a part ends where the next begins: "never in the morning" allows an afternoon
+    if _NEGATION_BEFORE.search(before):
+        return Quantity("clock", lo, hi, bound=True, forbidden=True)
+    if _ONLY.search(before) or _ONLY.match(after.lstrip()):  # "in the morning only"
+        return Quantity("clock", lo, hi, bound=True)
+    return Quantity("clock", lo, hi)

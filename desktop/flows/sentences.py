@@ -190,15 +190,30 @@ def split_block(block: str) -> list[str]:
     return [p for p in parts if p]
 
 
+#: The source a remembered fact cites at its end, which is not part of what it says:
+#: "… — [[Antinomy/Conversations/2026-11-30#^L12|2026-11-30#L12]]" (memory's pages),
+#: "… — [2026-11-30#L12](…)" (older pages), "… — raw/2024-06-30.md L7–9" (Antinomia's).
+CITATION_TAIL = re.compile(
+    r"\s+[—–]\s+(?:\[\[[^\]]*#\^[^\]]*\]\]|\[[^\]]*#L\d+[^\]]*\]\([^)]*\)"
+    r"|[^\s\[\]()]+\.md(?:\s+L\d+(?:[-–]\d+)?)?)\s*$"
+)
+
+
+def without_citation(quote: str) -> str:
+    """``quote`` less the citation it ends with, if any."""
+    return CITATION_TAIL.sub("", quote)
+
+
 def split_sentences(body: str) -> list[Sentence]:
-    """The sentences of a note body, in order, duplicates removed."""
+    """The sentences of a note body, in order, duplicates removed. What the embedder and the
+    judge read (``text``) leaves out a citation at the sentence's end; the quote keeps it."""
     out: list[Sentence] = []
     seen: set[str] = set()
     for block, task in _blocks(body):
         if _TAG_ONLY.match(block):
             continue
         for quote in split_block(block):
-            text = plain(quote)
+            text = plain(without_citation(quote))
             words = text.split()
             if not any(ch.isalnum() for ch in text):
                 continue  # punctuation alone ("'", "…") is not a sentence

@@ -39,15 +39,10 @@ from desktop.flows.alignment import (
     word_set,
 )
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
-from desktop.flows.sentences import plain
+from desktop.flows.sentences import plain, without_citation
 
 #: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
 _WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
-#: The source a remembered fact cites at its end: "… nothing is rehearsed. — raw/2024-05-07.md
-#: L9", "… — [[2026-12-02#^t41]]" (read as "… — 2026-12-02").
-_CITATION = re.compile(
-    r"\s+[—–]\s+(?:\S+\.md(?:\s+L\d+(?:-\d+)?)?|\S*\d{4}-\d{2}-\d{2}(?:#\^[\w-]+)?)\s*$"
-)
 #: Punctuation a run of claim words never crosses.
 _BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
 #: Words with an opposite, less the prepositions among them ("on", "over"): those place a
@@ -131,7 +126,7 @@ def describe_from_quotes(
     """The pair's subject and differing words in plain words, or None when none carries a
     claim. ``titles``: the two notes' titles, a subject when the quotes share none."""
     # No Markdown in a card's line, nor the citation a remembered fact ends with.
-    quote_a, quote_b = (_CITATION.sub("", plain(q)) for q in (quote_a, quote_b))
+    quote_a, quote_b = (plain(without_citation(q)) for q in (quote_a, quote_b))
     ta, tb = _tokens(quote_a), _tokens(quote_b)
     if not ta or not tb:
         return None
