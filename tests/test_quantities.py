@@ -59,8 +59,38 @@ from desktop.flows.quantities import compare_quantities, outside_prohibition, qu
         # nothing to compare
         ("Mail and chat stay closed until eleven.", "The first hour belongs to the inbox.", "none"),
         ("In 2024 we moved to Lyon.", "We moved in the spring.", "none"),
+        # a duration "after" names when something happens, as "for" does
+        ("Tokens expire after one hour.", "An access token is valid for 60 minutes.",
+         "compatible"),
+        ("Logs are deleted after thirty days.", "We keep app logs for 30 days.", "compatible"),
+        # a bound whose own words hold the negation is not a prohibition
+        ("Minutes go out no later than three days after the meeting.",
+         "The minutes went out two days after the meeting.", "compatible"),
+        ("Results come out no later than 10 days after the exam.",
+         "Results came out 14 days after the exam.", "conflict"),
+        # a threshold a rule is conditioned on: below it, the rule does not apply
+        ("Trips costing over €2,000 need the department head's approval.",
+         "My €1,450 trip to Madrid was approved by my manager alone.", "compatible"),
+        ("Trips costing over €2,000 need the department head's approval.",
+         "My €2,400 trip was approved by my manager alone.", "none"),
+        ("If I need the inhaler more than three times a week, I call the nurse.",
+         "Used the inhaler twice this week.", "compatible"),
+        # a rule with an exception: the exception may be the fact
+        ("No coffee after 14:00, except on night-shift days.",
+         "Night shift tonight, so a coffee at 22:00 before heading in.", "none"),
+        ("Aucune remise au-delà de 10 %, sauf pour les clients fidèles.",
+         "Remise de 15 % accordée à Maubert, client fidèle.", "none"),
+        # a rate or a count of nights is not a time of day
+        ("Paris hotel cap: 160 euros a night.",
+         "Three nights in Paris came to 459 euros before breakfast.", "differ"),
+        ("Pas plus de 110 € la nuit pour l'hôtel.", "Pensão Flor : 95 € la nuit.", "compatible"),
+        # scale words and hours with minutes
+        ("Medical costs are covered up to €1 million.", "The hospital stay cost €38,000.",
+         "compatible"),
+        ("At least seven hours of sleep a night.", "Sleep tracker: 7 h 20 min last night.",
+         "compatible"),
     ],
-)
+)  # fmt: skip
 def test_quantities_are_compared_as_numbers(a: str, b: str, expected: str) -> None:
     assert compare_quantities(a, b) == expected
     assert compare_quantities(b, a) == expected  # order does not matter

@@ -60,6 +60,10 @@ _UNITS = {
     "année": 525600, "années": 525600, "anno": 525600, "anni": 525600,
 }  # fmt: skip
 _UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
+_HOURS_MINUTES = re.compile(
+    r"\b(\d{1,3})\s?(?:h|hrs?|hours?|heures?|ore|ora)\s?(?:and\s+|et\s+|e\s+)?(\d{1,2})\s?"
+    r"(?:min|mins|minutes?|minuti|minuto)\b"
+)
 _HALF_HOUR = re.compile(r"\b(?:half an hour|demi-heure|mezz'?ora|mezza ora)\b")
 _DURATION = re.compile(rf"\b({_NUM})(?:\s+and a half)?\s*({_UNIT})\b")
 _CLOCK = re.compile(
@@ -72,9 +76,16 @@ _CLOCK_WORD = re.compile(
     rf"dopo le|prima delle|fino alle|entro le|verso le|dalle)\s+(?:the\s+)?({_NUM})\b"
     rf"(?!\s*(?:{_UNIT}|%|percent|euros?|dollars?|€|\$))"
 )
+#: Words that multiply the number before them ("€1 million", "$5k", "2,5 milioni di euro").
+_SCALE = {
+    "k": 1e3, "thousand": 1e3, "mille": 1e3, "m": 1e6, "million": 1e6, "millions": 1e6,
+    "mio": 1e6, "milione": 1e6, "milioni": 1e6, "bn": 1e9, "billion": 1e9, "milliard": 1e9,
+    "milliards": 1e9, "miliardo": 1e9, "miliardi": 1e9,
+}  # fmt: skip
+_SCALE_WORD = r"(?:\s?(" + "|".join(sorted(_SCALE, key=len, reverse=True)) + r")\b)?"
 _MONEY = re.compile(
-    r"(?:[$€£]\s?(\d[\d,.]*))|(?:\b(\d[\d,.]*)\s?(?:€|\$|£|euros?|dollars?|pounds?|chf|"
-    r"francs?|eur|usd|gbp)\b)"
+    rf"(?:[$€£]\s?(\d[\d,.]*){_SCALE_WORD})|(?:\b(\d[\d,.]*){_SCALE_WORD}\s?(?:de |di )?"
+    r"(?:€|\$|£|euros?|dollars?|pounds?|chf|francs?|eur|usd|gbp)(?!\w))"
 )
 _PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s?(?:%|percent|pour ?cent|per ?cento)")
 #: Month names (English, French, Italian) and their numbers.
@@ -118,6 +129,8 @@ _MORE_THAN = re.compile(
     r"(?:more than|over|above|longer than|after|plus de|au-delà de|après|dès|oltre|più di|"
     r"dopo(?: le)?|past)\s*$"
 )
+#: "After" before a duration names when something happens.
+_AFTER = re.compile(r"\b(?:after|après|dopo|past)\s*$")
 _AT_MOST = re.compile(
     r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|capped at|a cap of|"
     r"within|by|no later than|au plus|au maximum|pas plus de|d'ici|"
@@ -219,19 +232,25 @@ def _bounded(dim: str, value: float, before: str, *, spread: float = 0.0) -> Qua
     # An appositive names the same moment again: "before the Ice Saints, in mid-May".
     tail = _APPOSITIVE.sub(lambda m: m.group(1) + " ", tail)
     clause = _CLAUSE_END.split(before[-80:])[-1]
-    negated = bool(_NEGATION_BEFORE.search(clause))
-    if _AT_LEAST.search(tail):
+    if dim == "duration" and _AFTER.search(tail):
+        # "expire after 30 minutes", "deleted after thirty days": the moment it happens,
+        # as "valid for 30 minutes" says, not a bound on how long something is
+        return Quantity(dim, value - spread, value + spread)
+    if m := _AT_LEAST.search(tail):
         q = Quantity(dim, value, math.inf, bound=True)
-    elif _MORE_THAN.search(tail):
+    elif m := _MORE_THAN.search(tail):
         q = Quantity(dim, value + 1e-6, math.inf, bound=True)
-    elif _AT_MOST.search(tail):
+    elif m := _AT_MOST.search(tail):
         q = Quantity(dim, -math.inf, value, bound=True)
-    elif _LESS_THAN.search(tail):
+    elif m := _LESS_THAN.search(tail):
         q = Quantity(dim, -math.inf, value - 1e-6, bound=True)
     else:
         if _APPROX.search(tail):
             spread = max(spread, 0.15 * abs(value))
         return Quantity(dim, value - spread, value + spread)
+    # The negation of a bound's own words ("no later than", "not less than") is the bound.
+    own = clause.rfind(m.group(0).strip())
+    negated = bool(_NEGATION_BEFORE.search(clause[:own] if own >= 0 else clause))
     if negated:  # "no phone after ten": the bound names what is ruled out
         return Quantity(dim, q.lo, q.hi, bound=True, forbidden=True)
     return q
@@ -292,6 +311,11 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         for reading, at in enumerate(readings):
             out.append(_read(_bounded("clock", at, text[: m.start()]), reading, len(readings)))
         taken.append(m.span())
+    for m in _HOURS_MINUTES.finditer(text):  # "7 h 20 min", "2 hours 15 minutes"
+        if free(*m.span()):
+            hours, minutes = float(m.group(1)), float(m.group(2))
+            out.append(_bounded("duration", 60 * hours + minutes, text[: m.start()]))
+            taken.append(m.span())
     for m in _HALF_HOUR.finditer(text):
         if free(*m.span()):
             out.append(_bounded("duration", 30.0, text[: m.start()]))
@@ -357,7 +381,10 @@ def quantities(text: str) -> tuple[Quantity, ...]:
             out.append(_bounded("percent", pct, text[: m.start()]))
             taken.append(m.span())
     for m in _MONEY.finditer(text):
-        amount = _number(m.group(1) or m.group(2))
+        amount = _number(m.group(1) or m.group(3))
+        scale = m.group(2) or m.group(4)
+        if amount is not None and scale:
+            amount *= _SCALE[scale]
         if amount is not None and free(*m.span()):
             out.append(_bounded("amount", amount, text[: m.start()]))
             taken.append(m.span())
@@ -430,14 +457,64 @@ def _relation(a: Quantity, b: Quantity) -> Comparison:
     return "compatible" if overlap else "differ"
 
 
+#: A bound that says when a rule applies, not what it allows: "if I need it more than three
+#: times a week, call the nurse", "trips over €2,000 need the head's approval"; or a rule
+#: with an exception, which may be the fact ("no posts on Sundays, except in December").
+_IF = re.compile(
+    r"\b(?:if|when|whenever|once|unless|in case|except|apart from|other than|quand|lorsque|"
+    r"s'il|s'ils|sauf|hormis|excepté|quando|qualora|a meno che|salvo|tranne|eccetto|"
+    r"fuorché)\b"
+    # French "si" and Italian "se" also make "le linge se lave", "non si lavora": only
+    # before a subject
+    r"|\bsi (?:(?:on|il|elle|le|la|les|je|tu|nous|vous|ça)\b|l'|j'|c'est)"
+    r"|\bse (?:(?:non|il|lo|la|i|gli|le|ci|hai|ho)\b|l'|c'è|è)"
+)
+_EXCLUSIVE_LOWER = re.compile(
+    r"\b(?:more than|over|above|longer than|exceed(?:s|ing)?|beyond|plus de|au-delà de|"
+    r"dépass\w*|oltre|più di|superior\w*)\b"
+)
+_OBLIGED = re.compile(
+    r"\b(?:needs?|needed|requires?|required|must|has to|have to|should|calls? for|"
+    r"nécessitent|nécessite|doivent|doit|faut|exige\w*|richiedono|richiede|devono|deve|"
+    r"servono|serve)\b"
+)
+
+
+def _conditional(text: str) -> bool:
+    """Whether the bounds ``text`` states are conditions of a rule rather than limits:
+    an if-clause, or a threshold a thing goes over and an obligation that follows it."""
+    text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
+    if _IF.search(text):
+        return True
+    over = _EXCLUSIVE_LOWER.search(text)
+    return bool(
+        over
+        and _OBLIGED.search(text, over.end())
+        and not _NEGATION_BEFORE.search(text[: over.start()])
+    )
+
+
+def _condition_relation(rule: Quantity, fact: Quantity) -> Comparison:
+    """A condition met leaves the question to the words ("none"); not met, the rule does not
+    apply to the fact ("compatible")."""
+    return "none" if _meets(rule, fact) else "compatible"
+
+
 def compare_quantities(text_a: str, text_b: str) -> Comparison:
     """How the quantities of two sentences relate (see the module's docstring). Of the
-    readings of an ambiguous clock time, the most lenient one counts."""
+    readings of an ambiguous clock time, the most lenient one counts. A sentence's bounds
+    that are conditions (:func:`_conditional`) never make a conflict: a fact outside them is
+    compatible, one inside is for the judge."""
     qa, qb = quantities(text_a), quantities(text_b)
+    cond_a, cond_b = _conditional(text_a), _conditional(text_b)
     verdicts: dict[str, set[Comparison]] = {}
     for a in qa:
         for b in qb:
             if a.dim != b.dim or (a.reading >= 0 and b.reading >= 0 and a.reading != b.reading):
+                continue
+            if a.bound != b.bound and (cond_a if a.bound else cond_b):
+                rule, fact = (a, b) if a.bound else (b, a)
+                verdicts.setdefault(a.dim, set()).add(_condition_relation(rule, fact))
                 continue
             verdicts.setdefault(a.dim, set()).add(_relation(a, b))
     if "weekday" in verdicts:  # a day's time is compared with its day

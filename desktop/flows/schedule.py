@@ -61,6 +61,11 @@ PARTS_OF_DAY = {
 }  # fmt: skip
 _PART = "|".join(sorted(PARTS_OF_DAY, key=len, reverse=True))
 _PART_RE = re.compile(rf"(?<![\w-])({_PART})(?![\w-])")
+#: Words before a part of the day that make it a unit, not a time: a rate ("160 a night",
+#: "per night", "par nuit", "110 € la nuit") or a count ("three nights", "deux soirs").
+_RATE_OR_COUNT = re.compile(
+    rf"(?:\b(?:a|an|per|par)|\d|\b{_NUM}|[€$£]|\b(?:euros?|dollars?|pounds?))\s*(?:la|le|al)?\s*$"
+)
 #: Meals as moments of the day (minutes after midnight), for "after lunch", "avant le dîner".
 MEALS = {
     "breakfast": 480.0, "lunch": 780.0, "lunchtime": 780.0, "dinner": 1170.0,
@@ -131,6 +136,8 @@ def _week_quantity(text: str, start: int, end: int, lo: float, hi: float, timed:
         re.sub(r"\b(?:on|every|each|this|le|chaque|il|ogni)\s*$", "", before.rstrip()).rstrip()
         + " ",
     )
+    if probe.bound:  # the bound's own words may hold a negation: "no later than Friday"
+        negated = probe.forbidden
     if probe.bound and math.isinf(probe.hi):  # after / from … on
         lo, hi = (lo if timed else hi), WEEK
     elif probe.bound and math.isinf(probe.lo):  # before (the day's start) / by (its end)
@@ -218,6 +225,8 @@ def day_part_quantities(text: str, has_clock: bool) -> list[Quantity]:
         for m in _PART_RE.finditer(text):
             if _DAY_RE.search(text[max(0, m.start() - 15) : m.start()]):
                 continue  # "Friday nights": part of a day of the week
+            if _RATE_OR_COUNT.search(text[max(0, m.start() - 25) : m.start()]):
+                continue  # "160 a night", "par nuit", "three nights in Paris": not a time
             lo, hi = PARTS_OF_DAY[m.group(1)]
             out.append(_part_of_day(text, m.start(), m.end(), lo, hi))
     return out
