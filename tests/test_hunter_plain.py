@@ -213,3 +213,26 @@ def test_the_source_a_remembered_fact_cites_is_not_part_of_its_description(cited
     )
     assert line is not None and "2024" not in line and "2026" not in line and "raw" not in line
     assert "Fridays at 11:00" in line, line
+
+
+def test_a_value_one_quote_negates_is_what_the_other_is_described_by() -> None:
+    line = described(
+        "Watering is done before work, never in the evening, because wet leaves invite slugs.",
+        "I water the allotment in the evening so that less of it is lost to evaporation.",
+        "Allotment",
+        "Watering in the evening",
+    )
+    assert line is not None
+    _, said = line.split(": ", 1)
+    side_a, side_b = said.split(" vs ")
+    assert "never in the evening" in side_a and "in the evening" in side_b, line
+
+
+def test_a_unit_both_quotes_use_is_not_their_subject() -> None:
+    line = described(
+        "Customers invoice at all hours, and the nightly invoice run happens at 02:00.",
+        "The first hour of the workday belongs to the inbox, so nothing urgent waits on me.",
+        "ADR-0008 Weekly on-call rotation",
+        "2024-09-16",
+    )
+    assert line is not None and not line.startswith("Hours"), line

@@ -39,6 +39,7 @@ from desktop.flows.alignment import (
     word_set,
 )
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
+from desktop.flows.schedule import PARTS_OF_DAY
 from desktop.flows.sentences import plain, without_citation
 
 #: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
@@ -95,20 +96,23 @@ def _tokens(text: str) -> list[_Token]:
     ]
 
 
-def _value(key: str) -> bool:
+def _value(key: str, parts: bool = False) -> bool:
+    """A number, a day, a month — and with ``parts``, a part of the day ("in the evening"):
+    only where one quote negates it, as "Good morning" claims nothing."""
     return any(
         part[:1].isdigit()
         or part in NUMBER_WORDS
         or part in WEEKDAYS
         or part.removesuffix("s") in WEEKDAYS  # "Fridays"
         or part in MONTHS
+        or (parts and part in PARTS_OF_DAY)
         for part in key.split("-")
     )
 
 
-def _salient(tok: _Token, first: bool) -> bool:
+def _salient(tok: _Token, first: bool, parts: bool = False) -> bool:
     key = tok.key.split("'")[-1]
-    if _value(key) or key in _ORDINALS:
+    if _value(key, parts) or key in _ORDINALS:
         return True
     if key in NEGATIONS or key in QUANTIFIERS or key in _OPPOSABLE or key.endswith("n't"):
         return True
@@ -172,8 +176,9 @@ def _apart(
 ) -> str | None:
     """The subject, then each quote's words that carry its claim: "Subject: … vs …"."""
     keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
-    runs_a = _claim_runs(quote_a, ta, keys_b)
-    runs_b = _claim_runs(quote_b, tb, keys_a)
+    negated_a, negated_b = _negated(ta), _negated(tb)
+    runs_a = _claim_runs(quote_a, ta, keys_b, negated_b != negated_a)
+    runs_b = _claim_runs(quote_b, tb, keys_a, negated_a != negated_b)
     shared = _shared_subject(quote_a, ta, matcher, words=2)
     if not runs_a and not runs_b and not shared:
         return None  # no claim word, and no subject to say the differing words are about
@@ -194,10 +199,16 @@ def _apart(
     return line[:1].upper() + line[1:]
 
 
-def _claim_runs(text: str, toks: list[_Token], other: set[str]) -> list[str]:
-    """The runs of words that carry the quote's claim, best first, at most :data:`MAX_RUNS`."""
+def _negated(toks: list[_Token]) -> bool:
+    return any(t.key in NEGATIONS or t.key.endswith("n't") for t in toks)
+
+
+def _claim_runs(text: str, toks: list[_Token], other: set[str], polarity: bool) -> list[str]:
+    """The runs of words that carry the quote's claim, best first, at most :data:`MAX_RUNS`.
+    ``polarity``: one quote says "not" or "never" and the other does not, so a value both
+    name is what they disagree on ("in the evening" / "never in the evening")."""
     text = unicodedata.normalize("NFC", text)
-    marks = [_salient(t, i == 0) for i, t in enumerate(toks)]
+    marks = [_salient(t, i == 0, polarity) for i, t in enumerate(toks)]
 
     def joined(i: int, j: int) -> bool:  # no clause punctuation between token i and j
         return not _BREAK.search(text[toks[i].end : toks[j].start])
@@ -230,8 +241,10 @@ def _claim_runs(text: str, toks: list[_Token], other: set[str]) -> list[str]:
 
     def score(run: tuple[int, int]) -> tuple[bool, int]:
         span = range(run[0], run[1] + 1)
-        differs = any(marks[k] and _stem(toks[k].key) not in other_stems for k in span)
-        return (differs, sum(_value(toks[k].key) for k in span))
+        differs = any(marks[k] and _stem(toks[k].key) not in other_stems for k in span) or (
+            polarity and any(_value(toks[k].key, parts=True) for k in span)
+        )
+        return (differs, sum(_value(toks[k].key, polarity) for k in span))
 
     merged: list[tuple[int, int]] = []
     for run in sorted(runs):  # widened runs may overlap
@@ -387,7 +400,24 @@ def _shared_word(ta: list[_Token], tb: list[_Token]) -> str:
     """The first word of the first quote that carries meaning and is in the other quote
     too, in either's spelling ("planning" and "Planning")."""
     other = {_stem(t.key) for t in tb}
-    return next((t.text for t in ta if _meaningful(t.key) and _stem(t.key) in other), "")
+    return next(
+        (
+            t.text
+            for t in ta
+            if _meaningful(t.key) and t.key not in _UNIT_WORDS and _stem(t.key) in other
+        ),
+        "",
+    )
+
+
+#: Units that never name a subject on their own ("Hours: … at all hours … vs … first hour").
+_UNIT_WORDS = word_set(
+    """
+    hour hours minute minutes day days week weeks month months year years time times
+    heure heures jour jours semaine semaines mois année années fois ora ore giorno giorni
+    settimana settimane mese mesi anno anni volta volte
+    """
+)
 
 
 def _shorten(text: str, limit: int) -> str:
