@@ -49,8 +49,16 @@ def reason(line: str) -> str | None:
         # links
         ("See [[Publishing]] for more details on the graph export option.", "links"),
         ("Check the [[frequently-asked-questions]] and [[getting-started]]", "links"),
+        # formulas (a personal maths garden's lines)
+        (r"$\sum_{n=m}^\infty a_n$ is **absolute convergent** *iff* "
+         r"$\sum_{n=m}^\infty |a_n|$ converges.", "math"),
+        (r"Snell's law: $$ n_1 \sin \theta_1 = n_2 \sin \theta_2 $$ holds at the boundary.",
+         "math"),
+        # questions ask, they do not claim
+        ("Why does the brain not do this process when we are awake?", "question"),
+        ("Pourquoi le levain monte-t-il moins vite en hiver ?", "question"),
     ],
-)
+)  # fmt: skip
 def test_what_is_not_a_claim(line: str, why: str) -> None:
     assert reason(line) == why
 
@@ -66,6 +74,8 @@ def test_what_is_not_a_claim(line: str, why: str) -> None:
         "Rule for this year: no sugar after dinner on weekdays.",
         "J'ai mis les tomates en pleine terre le 6 avril, comme chaque année à cette date.",
         "Production releases go out every Friday between 14:00 and 16:00.",
+        "Parking costs $5 on weekdays and $10 at weekends.",
+        r"The inverse of an orthogonal matrix $Q$ is equal to its transpose.",
     ],
 )
 def test_prose_is_evidence(line: str) -> None:

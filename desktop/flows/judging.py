@@ -204,7 +204,7 @@ def frame_counts(
 
 
 #: Reasons a line is structure rather than prose (:func:`evidence_reason`).
-_STRUCTURE = frozenset({"code", "placeholder", "markup", "key_value", "lead_in", "task"})
+_STRUCTURE = frozenset({"code", "placeholder", "markup", "key_value", "lead_in", "task", "math"})
 #: How each reason a line is not evidence reads in a report.
 NOT_EVIDENCE_WORDS = {
     "code": "code or commands",
@@ -215,6 +215,8 @@ NOT_EVIDENCE_WORDS = {
     "links": "links",
     "too_short": "lines of a few words",
     "task": "task items",
+    "math": "formulas",
+    "question": "questions",
     "boilerplate": "boilerplate repeated across the vault",
 }
 

@@ -297,11 +297,17 @@ def evidence_reason(sentence: Sentence, *, min_content_words: int = 3) -> str | 
       what was done, not what holds;
     * ``links``: a line made mostly of links, or a cross-reference ("See [[X]]…");
     * ``too_short``: fewer than ``min_content_words`` content words of its own
-      ("The point is contact.").
+      ("The point is contact.");
+    * ``math``: a line that is mostly LaTeX ("$\\sum_{n=m}^\\infty a_n$ is absolute
+      convergent iff …"): formulas are not read as sentences;
+    * ``question``: a question asks, it does not claim ("Why does the brain not do this
+      when we are awake?").
     """
     quote = sentence.quote.strip()
     if sentence.task:
         return "task"
+    if _math_share(quote) >= MATH_SHARE:
+        return "math"
     if _MARKUP_LINE.match(quote):
         return "markup"
     if _TEMPLATE.search(quote) or _PLACEHOLDER.search(quote):
@@ -332,7 +338,25 @@ def evidence_reason(sentence: Sentence, *, min_content_words: int = 3) -> str | 
         return "links"
     if own < min_content_words:
         return "too_short"
+    if sentence.text.rstrip(" \"'”»)*_").endswith("?"):
+        return "question"
     return None
+
+
+#: LaTeX math: "$$…$$", "$…$" as Pandoc reads it (no space inside the dollars, no digit
+#: after the closing one, so "$5 and $10" is money), "\\(…\\)", "\\[…\\]".
+_MATH = re.compile(
+    r"\$\$.+?\$\$|\$(?=\S)[^$\n]*?[^\s$]\$(?!\d)|\$[^\s$]\$(?!\d)|\\\(.+?\\\)|\\\[.+?\\\]",
+    re.DOTALL,
+)
+#: A line whose characters are this much math or more is a formula, not a sentence.
+MATH_SHARE = 0.3
+
+
+def _math_share(quote: str) -> float:
+    if "$" not in quote and "\\" not in quote:
+        return 0.0
+    return sum(len(m.group(0)) for m in _MATH.finditer(quote)) / max(1, len(quote))
 
 
 def is_evidence(sentence: Sentence, *, min_content_words: int = 3) -> bool:
