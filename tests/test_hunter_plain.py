@@ -236,3 +236,14 @@ def test_a_unit_both_quotes_use_is_not_their_subject() -> None:
         "2024-09-16",
     )
     assert line is not None and not line.startswith("Hours"), line
+
+
+def test_without_claim_words_a_subject_the_quotes_name_still_gives_a_plain_line() -> None:
+    line = described(
+        "It is the solid angle density of irradiance.",
+        "Radiometry is a field that describes light propagation and reflection.",
+        "radiometry quantities",
+        "radiometry",
+    )
+    assert line is not None and line.startswith("Radiometry quantities: "), line
+    assert " vs " in line

@@ -179,21 +179,22 @@ def _apart(
     negated_a, negated_b = _negated(ta), _negated(tb)
     runs_a = _claim_runs(quote_a, ta, keys_b, negated_b != negated_a)
     runs_b = _claim_runs(quote_b, tb, keys_a, negated_a != negated_b)
-    shared = _shared_subject(quote_a, ta, matcher, words=2)
-    if not runs_a and not runs_b and not shared:
+    quotes = tuple({_stem(t.key) for t in toks} for toks in (ta, tb))
+    # The subject from the quotes' own words: a run both share, a title they speak of, a
+    # word both use.
+    spoken = (
+        _shared_subject(quote_a, ta, matcher, words=2)
+        or _title_subject(titles, ta + tb, quotes)
+        or _shared_word(ta, tb)
+    )
+    if not runs_a and not runs_b and not spoken:
         return None  # no claim word, and no subject to say the differing words are about
     # A side with no claim word: its longest stretch the other does not have.
     runs_a = runs_a or _differing(quote_a, ta, [(i1, i2) for _, i1, i2, _, _ in _edits(matcher)])
     runs_b = runs_b or _differing(quote_b, tb, [(j1, j2) for _, _, _, j1, j2 in _edits(matcher)])
     if not runs_a or not runs_b:
         return None
-    quotes = tuple({_stem(t.key) for t in toks} for toks in (ta, tb))
-    subject = (
-        shared
-        or _title_subject(titles, ta + tb, quotes)
-        or _shared_word(ta, tb)
-        or _title_subject(titles, None, quotes)
-    )
+    subject = spoken or _title_subject(titles, None, quotes)
     said = f"{' … '.join(runs_a)} vs {' … '.join(runs_b)}"
     line = f"{subject[:1].upper() + subject[1:]}: {said}" if subject else said
     return line[:1].upper() + line[1:]
@@ -328,8 +329,9 @@ def _edits(matcher: SequenceMatcher[str]) -> list[tuple[str, int, int, int, int]
 
 
 def _differing(text: str, toks: list[_Token], spans: list[tuple[int, int]]) -> list[str]:
-    """The longest stretch of the quote the other quote does not have (2 words at least)."""
-    spans = [(a, b) for a, b in spans if b - a >= 2]
+    """The longest stretch of the quote the other quote does not have (2 words, or 1 that
+    carries meaning)."""
+    spans = [(a, b) for a, b in spans if b - a >= 2 or (b > a and _meaningful(toks[a].key))]
     if not spans:
         return []
     # The stretch with most words that carry meaning ("night train", not "We take").
