@@ -313,8 +313,8 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         taken.append(m.span())
     for m in _HOURS_MINUTES.finditer(text):  # "7 h 20 min", "2 hours 15 minutes"
         if free(*m.span()):
-            hours, minutes = float(m.group(1)), float(m.group(2))
-            out.append(_bounded("duration", 60 * hours + minutes, text[: m.start()]))
+            hours, extra = float(m.group(1)), float(m.group(2))
+            out.append(_bounded("duration", 60 * hours + extra, text[: m.start()]))
             taken.append(m.span())
     for m in _HALF_HOUR.finditer(text):
         if free(*m.span()):
