@@ -146,3 +146,87 @@ def test_an_act_outside_what_a_rule_forbids_does_not_break_it(
 ) -> None:
     assert outside_prohibition(rule, act) is outside
     assert outside_prohibition(act, rule) is outside
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        # one bound said two ways
+        (
+            "The board expects churn from the price rise to stay below 3%.",
+            "According to the board, fewer than 3% of customers should leave.",
+            "compatible",
+        ),
+        (
+            "Orders from Kartonwerk arrive no later than 10 working days after we order.",
+            "Kartonwerk delivers within 10 working days of an order.",
+            "compatible",
+        ),
+        (
+            "Marks within ten working days.",
+            "Results come out no later than 10 business days after the exam.",
+            "compatible",
+        ),
+        (
+            "Le presentazioni vanno mandate a Silvia entro il 31 marzo.",
+            "Silvia vuole le slide di tutti entro fine marzo.",
+            "compatible",
+        ),
+        # a comparative is a bound: two rules, not a value against a rule
+        ("Don't burn anything wetter than 20%.", "Firewood must be below 20% moisture.", "none"),
+        # a value at the very end of an exclusive bound: the words decide, not the number
+        ("After two in the afternoon, no more coffee for me.", "Caffeine cutoff is 2pm.", "none"),
+        (
+            "Chaque sinistre est déclaré au gestionnaire sous 48 heures.",
+            "On prévient le gestionnaire dans les deux jours.",
+            "compatible",
+        ),
+        # a threshold below which a rule applies: a fact above it is outside the rule
+        (
+            "I flew to Rome, since the train would have taken eleven hours.",
+            "Trips under six hours by train must be done by rail.",
+            "compatible",
+        ),
+        # "one-off" is not one o'clock
+        (
+            "Answered two emails from the sofa after dinner.",
+            "No working from the sofa, apart from one-off evening emails.",
+            "compatible",
+        ),
+        # "only" reaches the words next to it, not another thing the sentence names
+        (
+            "Il corso base è il mercoledì e usa solo gres bianco.",
+            "Il corso avanzato è il lunedì e usa anche la porcellana.",
+            "differ",
+        ),
+        # and the clashes these readings must keep
+        (
+            "More than 3% of customers left after the price rise.",
+            "Churn must stay below 3%.",
+            "conflict",
+        ),
+        (
+            "The train would have taken four hours, so I flew.",
+            "Trips under six hours by train must be done by rail.",
+            "none",
+        ),
+        (
+            "Results came out 14 working days after the exam.",
+            "Marks within ten working days.",
+            "conflict",
+        ),
+        (
+            "The slides reached Silvia on 9 April.",
+            "Silvia vuole le slide entro fine marzo.",
+            "conflict",
+        ),
+        (
+            "The kiln ran at 1,300 degrees with wood wetter than 25%.",
+            "Firewood must be below 20% moisture.",
+            "conflict",
+        ),
+    ],
+)
+def test_bounds_said_in_other_words(a: str, b: str, expected: str) -> None:
+    assert compare_quantities(a, b) == expected
+    assert compare_quantities(b, a) == expected

@@ -58,6 +58,10 @@ _UNITS = {
     "settimane": 10080, "month": 43200, "months": 43200, "mois": 43200, "mese": 43200,
     "mesi": 43200, "year": 525600, "years": 525600, "an": 525600, "ans": 525600,
     "année": 525600, "années": 525600, "anno": 525600, "anni": 525600,
+    # a count of working days is a span of time, not the days of the week it names
+    "working days": 1440, "working day": 1440, "business days": 1440, "business day": 1440,
+    "jours ouvrés": 1440, "jours ouvrables": 1440, "giorni lavorativi": 1440,
+    "giorni feriali": 1440,
 }  # fmt: skip
 _UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
 _HOURS_MINUTES = re.compile(
@@ -74,7 +78,8 @@ _CLOCK = re.compile(
 _CLOCK_WORD = re.compile(
     rf"\b(?:at|until|till|before|after|by|from|past|à|avant|après|jusqu'à|vers|dès|alle|"
     rf"dopo le|prima delle|fino alle|entro le|verso le|dalle)\s+(?:the\s+)?({_NUM})\b"
-    rf"(?!\s*(?:{_UNIT}|%|percent|euros?|dollars?|€|\$))"
+    # "apart from one-off emails": a word made with a number is not a time
+    rf"(?!-)(?!\s*(?:{_UNIT}|%|percent|euros?|dollars?|€|\$))"
 )
 #: Words that multiply the number before them ("€1 million", "$5k", "2,5 milioni di euro").
 _SCALE = {
@@ -105,14 +110,16 @@ _DATE = re.compile(
     rf"(?:st|nd|rd|th)?\b|(mid|mi|metà|early|début|inizio|late|end of|fin|fine)[\s-]+"
     rf"(?:di\s+)?({_MONTH}))\b"
 )
+#: Parts of a month: the middle day of the part and how far the part reaches either side.
 _PART_OF_MONTH = {
-    "mid": 15, "mi": 15, "metà": 15, "early": 5, "début": 5, "inizio": 5,
-    "late": 25, "end of": 28, "fin": 28, "fine": 28,
+    "mid": (15.5, 5.0), "mi": (15.5, 5.0), "metà": (15.5, 5.0), "early": (5.5, 4.5),
+    "début": (5.5, 4.5), "inizio": (5.5, 4.5), "late": (26.0, 5.0), "end of": (26.0, 5.0),
+    "fin": (26.0, 5.0), "fine": (26.0, 5.0),
 }  # fmt: skip
 _MONTH_DAYS = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 
 
-def _day_of_year(month: int, day: int) -> float:
+def _day_of_year(month: int, day: float) -> float:
     return float(_MONTH_DAYS[month - 1] + day)
 
 
@@ -125,20 +132,29 @@ _AT_LEAST = re.compile(
     r"(?:at least|no less than|not less than|minimum(?: of)?|min\.|a minimum of|upwards of|"
     r"au moins|minimum|au minimum|pas moins de|almeno|minimo|non meno di)\s*$"
 )
+#: A comparative ending in "-er than" that says "less" ("fewer than 3 %", "lower than"), or
+#: that is not a bound at all ("other than", "rather than", "no later than" is one below).
+_LESS_COMPARATIVES = (
+    "fewer|lower|smaller|cheaper|earlier|younger|lighter|slower|shorter|colder|cooler|"
+    "less|other|rather|later|sooner"
+)
 _MORE_THAN = re.compile(
     r"(?:more than|over|above|longer than|after|plus de|au-delà de|après|dès|oltre|più di|"
-    r"dopo(?: le)?|past)\s*$"
+    r"dopo(?: le)?|past|supérieure? à|superiore a|maggiore di|"
+    # any other comparative: "wetter than 20 %", "higher than", "greater than"
+    rf"\b(?!(?:{_LESS_COMPARATIVES})\b)[^\W\d]+er than)\s*$"
 )
 #: "After" before a duration names when something happens.
 _AFTER = re.compile(r"\b(?:after|après|dopo|past)\s*$")
 _AT_MOST = re.compile(
     r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|capped at|a cap of|"
-    r"within|by|no later than|au plus|au maximum|pas plus de|d'ici|"
-    r"al massimo|non più di|entro(?: le)?|massimo)\s*$"
+    r"within|by|no later than|au plus|au maximum|pas plus de|d'ici|dans les|"
+    r"al massimo|non più di|entro(?: il| la| le| i)?|massimo)\s*$"
 )
 _LESS_THAN = re.compile(
-    r"(?:less than|under|below|shorter than|before|moins de|avant|sous|meno di|sotto|"
-    r"prima d(?:i|elle))\s*$"
+    r"(?:less than|under|below|shorter than|fewer than|lower than|smaller than|cheaper than|"
+    r"earlier than|before|moins de|avant|sous|inférieure? à|meno di|sotto|inferiore a|"
+    r"minore di|prima d(?:i|elle))\s*$"
 )
 _NEGATION_BEFORE = re.compile(
     r"\b(?:no|never|nothing|not|none|nobody|don't|doesn't|won't|mustn't|shouldn't|ne|pas|"
@@ -237,11 +253,11 @@ def _bounded(dim: str, value: float, before: str, *, spread: float = 0.0) -> Qua
         # as "valid for 30 minutes" says, not a bound on how long something is
         return Quantity(dim, value - spread, value + spread)
     if m := _AT_LEAST.search(tail):
-        q = Quantity(dim, value, math.inf, bound=True)
+        q = Quantity(dim, value - spread, math.inf, bound=True)
     elif m := _MORE_THAN.search(tail):
         q = Quantity(dim, value + 1e-6, math.inf, bound=True)
     elif m := _AT_MOST.search(tail):
-        q = Quantity(dim, -math.inf, value, bound=True)
+        q = Quantity(dim, -math.inf, value + spread, bound=True)
     elif m := _LESS_THAN.search(tail):
         q = Quantity(dim, -math.inf, value - 1e-6, bound=True)
     else:
@@ -371,7 +387,11 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         elif m.group(3):
             month, day = MONTH_NUMBERS[m.group(3)], int(m.group(4))
         else:
-            month, day = MONTH_NUMBERS[m.group(6)], _PART_OF_MONTH[m.group(5)]
+            middle, reach = _PART_OF_MONTH[m.group(5)]
+            at = _day_of_year(MONTH_NUMBERS[m.group(6)], middle)
+            out.append(_bounded("date", at, text[: m.start()], spread=reach))
+            taken.append(m.span())
+            continue
         if 1 <= day <= 31:
             out.append(_bounded("date", _day_of_year(month, day), text[: m.start()]))
             taken.append(m.span())
@@ -438,11 +458,29 @@ def _meets(rule: Quantity, fact: Quantity) -> bool:
     return rule.lo <= fact.hi and fact.lo <= rule.hi
 
 
+#: How far apart two ends of intervals may be and still be the same end: an exclusive bound
+#: ("below 3 %") sits a hair inside its number.
+_EDGE = 1e-3
+
+
+def _same(x: float, y: float) -> bool:
+    return math.isclose(x, y, rel_tol=0.0, abs_tol=_EDGE)
+
+
+def _at_edge(rule: Quantity, fact: Quantity) -> bool:
+    """Whether ``fact`` is one value at the very end of ``rule``'s interval: "after two" /
+    "the cutoff is 2pm", "below 20 %" / "20 %". Writers blur whether an end is in or out,
+    so a number cannot say whether the two clash."""
+    if not _same(fact.lo, fact.hi):
+        return False
+    return any(_same(fact.lo, end) for end in (rule.lo, rule.hi) if not math.isinf(end))
+
+
 def _relation(a: Quantity, b: Quantity) -> Comparison:
     if a.bound and b.bound:
         if a.forbidden or b.forbidden:
             return "none"  # two rules: whether they can both hold is not a number question
-        if (a.lo, a.hi) == (b.lo, b.hi):
+        if _same(a.lo, b.lo) and _same(a.hi, b.hi):
             return "compatible"
         if math.isinf(a.hi) == math.isinf(b.hi):  # both "at least", or both "at most"
             return "differ"  # two limits for one thing ("capped at 500" / "capped at 640")
@@ -450,6 +488,8 @@ def _relation(a: Quantity, b: Quantity) -> Comparison:
     if a.bound or b.bound:
         rule, fact = (a, b) if a.bound else (b, a)
         inside = _meets(rule, fact)
+        if _at_edge(rule, fact):
+            return "none"
         if rule.forbidden:
             return "conflict" if inside else "compatible"
         return "compatible" if inside else "conflict"
@@ -473,6 +513,12 @@ _EXCLUSIVE_LOWER = re.compile(
     r"\b(?:more than|over|above|longer than|exceed(?:s|ing)?|beyond|plus de|au-delà de|"
     r"dépass\w*|oltre|più di|superior\w*)\b"
 )
+#: A threshold a thing stays under, said before what it obliges: "trips under six hours by
+#: train must be done by rail", "les achats de moins de 50 € doivent…".
+_EXCLUSIVE_UPPER = re.compile(
+    r"\b(?:under|below|less than|fewer than|shorter than|moins de|sous|meno di|sotto|"
+    r"inférieur\w* à|inferior\w* a)\b"
+)
 _OBLIGED = re.compile(
     r"\b(?:needs?|needed|requires?|required|must|has to|have to|should|calls? for|"
     r"nécessitent|nécessite|doivent|doit|faut|exige\w*|richiedono|richiede|devono|deve|"
@@ -486,12 +532,16 @@ def _conditional(text: str) -> bool:
     text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
     if _IF.search(text):
         return True
-    over = _EXCLUSIVE_LOWER.search(text)
-    return bool(
-        over
-        and _OBLIGED.search(text, over.end())
-        and not _NEGATION_BEFORE.search(text[: over.start()])
-    )
+    for threshold in (_EXCLUSIVE_LOWER, _EXCLUSIVE_UPPER):
+        found = threshold.search(text)
+        if (
+            found
+            and _OBLIGED.search(text, found.end())
+            and not _NEGATION_BEFORE.search(text[: found.start()])
+            and not _OBLIGED.search(text[: found.start()])
+        ):
+            return True
+    return False
 
 
 def _condition_relation(rule: Quantity, fact: Quantity) -> Comparison:

@@ -125,10 +125,20 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
     return before, after
 
 
+#: "Only" reaches the words next to it: "only on Fridays", "we only deploy on Fridays",
+#: "Friday nights only"; not "il corso è il mercoledì e usa solo gres bianco".
+_ONLY_BEFORE = re.compile(r"(?:^|\W)" + _ONLY.pattern + r"(?:\W+\w+){0,2}\W*$")
+_ONLY_AFTER = re.compile(r"^\W*(?:\w+\W+)?" + _ONLY.pattern)
+
+
+def _only_near(before: str, after: str) -> bool:
+    return bool(_ONLY_BEFORE.search(before) or _ONLY_AFTER.search(after))
+
+
 def _week_quantity(text: str, start: int, end: int, lo: float, hi: float, timed: bool) -> Quantity:
     """A span of the week with the bound its clause puts on it."""
     before, after = _clause(text, start, end)
-    only = bool(_ONLY.search(before) or _ONLY.search(after))
+    only = _only_near(before, after)
     negated = bool(_NEGATION_BEFORE.search(before))
     probe = _bounded(
         "weekday",
@@ -178,6 +188,8 @@ def week_quantities(text: str) -> list[Quantity]:
             taken.append(m.span())
     for rx, lo, hi in _SPANS:
         for m in rx.finditer(text):
+            if re.search(rf"\b{_NUM}\s*$", text[: m.start()]):
+                continue  # "within 10 working days": a span of time (a duration)
             out.append(_week_quantity(text, m.start(), m.end(), lo, hi, False))
             taken.append(m.span())
     for m in _DAY_RE.finditer(text):
