@@ -199,6 +199,13 @@ def test_an_act_outside_what_a_rule_forbids_does_not_break_it(
             "Il corso avanzato è il lunedì e usa anche la porcellana.",
             "differ",
         ),
+        # compound number words
+        (
+            "Each performer gets up to ten minutes.",
+            "The poet read for twenty-five minutes and nobody stopped her.",
+            "conflict",
+        ),
+        ("The walk takes thirty one minutes.", "The walk is at least half an hour.", "compatible"),
         # and the clashes these readings must keep
         (
             "More than 3% of customers left after the price rise.",

@@ -47,6 +47,18 @@ _WORD_NUMBERS = {
     "otto": 8, "nove": 9, "dieci": 10, "undici": 11, "dodici": 12, "quindici": 15,
     "venti": 20, "trenta": 30, "quaranta": 40, "cinquanta": 50, "sessanta": 60, "cento": 100,
 }  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}  # fmt: skip
+_WORD_NUMBERS.update({"seventy": 70, "eighty": 80})
+# "twenty-five", "thirty one"
+_WORD_NUMBERS.update(
+    {
+        f"{tens}{sep}{unit}": value + _WORD_NUMBERS[unit]
+        for tens, value in _TENS.items()
+        for unit in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+        for sep in ("-", " ")
+    }
+)
 _NUM = r"(?:\d+(?:[.,]\d+)?|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + ")"
 
 #: Duration units in minutes.
