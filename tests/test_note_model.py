@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,26 @@ def test_a_judge_entry_naming_a_note_model_loads_it_and_refuses_a_damaged_one(
     )
     with pytest.raises(ModelUnavailable, match=r"note-level model is corrupted — reinstall"):
         OnnxJudge(bad)
+
+
+def test_the_training_fit_keeps_evidence_the_right_way_round() -> None:
+    """A feature of clash evidence that the data tie to compatible pairs (as the written
+    pairs' traps tie a second clashing-looking sentence pair) gets weight 0, not a negative
+    one; the unconstrained fit would give it one."""
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "judge"))
+    from note_model import fit, fit_monotone
+
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.integers(0, 2, n).astype(float)
+    best = y + rng.normal(0, 0.8, n)
+    second = -0.8 * y + rng.normal(0, 0.5, n)  # more of it where the notes agree
+    x = np.column_stack([best, second])
+    w = np.ones(n)
+    free, _ = fit(x, y, w)
+    assert free[1] < 0
+    kept, _ = fit_monotone(x, y, w, ("best", "second"))
+    assert kept[0] > 0
+    assert kept[1] == 0.0

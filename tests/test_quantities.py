@@ -175,7 +175,43 @@ def test_an_act_outside_what_a_rule_forbids_does_not_break_it(
         # a comparative is a bound: two rules, not a value against a rule
         ("Don't burn anything wetter than 20%.", "Firewood must be below 20% moisture.", "none"),
         # a value at the very end of an exclusive bound: the words decide, not the number
+        ("Churn must stay below 3%.", "Churn was 3% this quarter.", "none"),
         ("After two in the afternoon, no more coffee for me.", "Caffeine cutoff is 2pm.", "none"),
+        # ... and at the end of a window a rule forbids, it keeps the rule
+        ("No coffee after 14:00.", "Caffeine cutoff is 2pm.", "compatible"),
+        # the same day named twice in one sentence, once under a rule: the rule speaks
+        (
+            "Wednesday is our maker day: no meetings on Wednesdays.",
+            "This Wednesday afternoon we had a two-hour meeting with the board.",
+            "conflict",
+        ),
+        # "after ten" reaches past midnight; "by midnight" is the day's end
+        (
+            "No phone in the bedroom after 22:00.",
+            "I scrolled listings in bed until nearly midnight.",
+            "conflict",
+        ),
+        (
+            "Heating goes off at 22:00 every night.",
+            "The house was at 18 °C by midnight.",
+            "compatible",
+        ),
+        # a time of day given with a day is compared with the day's rule; one given apart too
+        (
+            "Lessons are booked only between 16:00 and 19:00 on weekdays.",
+            "Booked a lesson for Kofi at 20:00 on Wednesday, after his football.",
+            "conflict",
+        ),
+        (
+            "Since February I eat only between noon and eight in the evening.",
+            "A croissant at the station at half past seven in the morning.",
+            "conflict",
+        ),
+        (
+            "Les réunions durent au plus trente minutes.",
+            "Une réunion d'une heure et demie chaque semaine.",
+            "conflict",
+        ),
         (
             "Chaque sinistre est déclaré au gestionnaire sous 48 heures.",
             "On prévient le gestionnaire dans les deux jours.",

@@ -81,7 +81,7 @@ _HOURS_MINUTES = re.compile(
     r"(?:min|mins|minutes?|minuti|minuto)\b"
 )
 _HALF_HOUR = re.compile(r"\b(?:half an hour|demi-heure|mezz'?ora|mezza ora)\b")
-_DURATION = re.compile(rf"\b({_NUM})(?:\s+and a half)?\s*({_UNIT})\b")
+_DURATION = re.compile(rf"\b({_NUM})(?:\s+and a half)?\s*({_UNIT})\b(\s+(?:et demie?|e mezz[oa]))?")
 _CLOCK = re.compile(
     r"\b(\d{1,2})(?::(\d{2})|h(\d{2})?\b|\s*(am|pm|a\.m\.|p\.m\.))|\b(noon|midnight|midi|"
     r"minuit|mezzogiorno|mezzanotte)\b"
@@ -336,6 +336,9 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         if past is None or past > 12 or not free(*m.span()):
             continue
         readings = _clock_minutes(past, {"half": 30.0, "quarter": 15.0}[m.group(1)], "")
+        half = _half_of_day(text[m.end() :]) if len(readings) == 2 else None
+        if half is not None:  # "half past seven in the morning"
+            readings = [readings[half]]
         for reading, at in enumerate(readings):
             out.append(_read(_bounded("clock", at, text[: m.start()]), reading, len(readings)))
         taken.append(m.span())
@@ -352,7 +355,7 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         count = _number(m.group(1))
         if count is None or not free(*m.span()):
             continue
-        if "and a half" in m.group(0):
+        if "and a half" in m.group(0) or m.group(3):  # "une heure et demie", "un'ora e mezza"
             count += 0.5
         out.append(_bounded("duration", count * _UNITS[m.group(2)], text[: m.start()]))
         taken.append(m.span())
@@ -374,6 +377,8 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                 minutes = [minutes[half]]
         for reading, at in enumerate(minutes):
             q = _bounded("clock", at, text[: m.start()])
+            if at == 0.0 and q.bound and math.isinf(q.lo):  # "by midnight": the day's end
+                q = Quantity("clock", q.lo, q.hi + 1440.0, bound=True, forbidden=q.forbidden)
             out.append(_read(q, reading, len(minutes)))
         taken.append(m.span())
     for m in _CLOCK_WORD.finditer(text):
@@ -462,11 +467,25 @@ def _clock_of(word: str) -> list[float] | None:
     return None
 
 
+#: Clock times before this (05:00) are also the small hours of the night before's evening:
+#: "no phone after ten" is broken at one in the morning.
+_SMALL_HOURS = 300.0
+
+
 def _meets(rule: Quantity, fact: Quantity) -> bool:
     """Whether ``fact`` lies at least partly in ``rule``'s interval; a clock window whose
-    end comes before its start runs past midnight ("between 22:00 and 7:00")."""
+    end comes before its start runs past midnight ("between 22:00 and 7:00"), and "after"
+    an evening hour reaches into the small hours."""
     if rule.dim == "clock" and rule.lo > rule.hi:
         return fact.hi >= rule.lo or fact.lo <= rule.hi
+    if (
+        rule.dim == "clock"
+        and math.isinf(rule.hi)
+        and rule.lo >= 720.0
+        and fact.lo < _SMALL_HOURS
+        and rule.lo <= fact.hi + 1440.0
+    ):
+        return True
     return rule.lo <= fact.hi and fact.lo <= rule.hi
 
 
@@ -500,10 +519,10 @@ def _relation(a: Quantity, b: Quantity) -> Comparison:
     if a.bound or b.bound:
         rule, fact = (a, b) if a.bound else (b, a)
         inside = _meets(rule, fact)
-        if _at_edge(rule, fact):
-            return "none"
         if rule.forbidden:
             return "conflict" if inside else "compatible"
+        if not inside and _at_edge(rule, fact):
+            return "none"
         return "compatible" if inside else "conflict"
     overlap = a.lo <= b.hi and b.lo <= a.hi
     return "compatible" if overlap else "differ"
@@ -567,7 +586,7 @@ def compare_quantities(text_a: str, text_b: str) -> Comparison:
     readings of an ambiguous clock time, the most lenient one counts. A sentence's bounds
     that are conditions (:func:`_conditional`) never make a conflict: a fact outside them is
     compatible, one inside is for the judge."""
-    qa, qb = quantities(text_a), quantities(text_b)
+    qa, qb = _under_rules(quantities(text_a)), _under_rules(quantities(text_b))
     cond_a, cond_b = _conditional(text_a), _conditional(text_b)
     verdicts: dict[str, set[Comparison]] = {}
     for a in qa:
@@ -579,7 +598,9 @@ def compare_quantities(text_a: str, text_b: str) -> Comparison:
                 verdicts.setdefault(a.dim, set()).add(_condition_relation(rule, fact))
                 continue
             verdicts.setdefault(a.dim, set()).add(_relation(a, b))
-    if "weekday" in verdicts:  # a day's time is compared with its day
+    if "weekday" in verdicts and any(
+        q.dim == "weekday" and not _whole_days(q) for q in (*qa, *qb)
+    ):  # a day's time is compared with its day
         verdicts.pop("clock", None)
     if not verdicts:
         return "none"
@@ -587,6 +608,19 @@ def compare_quantities(text_a: str, text_b: str) -> Comparison:
     per_dim = [next(level for level in lenient if level in found) for found in verdicts.values()]
     strict: tuple[Comparison, ...] = ("conflict", "differ", "compatible")
     return next((level for level in strict if level in per_dim), "none")
+
+
+def _under_rules(found: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
+    """A sentence's quantities less a plain value it also names under a rule: "Wednesday is
+    our maker day: no meetings on Wednesdays" is one Wednesday, the forbidden one (the plain
+    one would agree with any other Wednesday and hide the rule)."""
+    ruled = {(q.dim, q.lo, q.hi) for q in found if q.bound}
+    return tuple(q for q in found if q.bound or (q.dim, q.lo, q.hi) not in ruled)
+
+
+def _whole_days(q: Quantity) -> bool:
+    """Whether a span of the week is whole days (no time of day given with it)."""
+    return q.lo % 1440 == 0 and (q.hi + 1) % 1440 == 0
 
 
 def outside_prohibition(text_a: str, text_b: str) -> bool:
