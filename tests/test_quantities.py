@@ -242,6 +242,12 @@ def test_an_act_outside_what_a_rule_forbids_does_not_break_it(
             "conflict",
         ),
         ("The walk takes thirty one minutes.", "The walk is at least half an hour.", "compatible"),
+        # "only" after a conjunction opens what comes next, not the day before it
+        (
+            "An on-call week is paid as such and followed by a free Monday morning.",
+            "I answer the questions from the weekend and only then open the planning.",
+            "differ",
+        ),
         # and the clashes these readings must keep
         (
             "More than 3% of customers left after the price rise.",

@@ -128,7 +128,11 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
 #: "Only" reaches the words next to it: "only on Fridays", "we only deploy on Fridays",
 #: "Friday nights only"; not "il corso è il mercoledì e usa solo gres bianco".
 _ONLY_BEFORE = re.compile(r"(?:^|\W)" + _ONLY.pattern + r"(?:\W+\w+){0,2}\W*$")
-_ONLY_AFTER = re.compile(r"^\W*(?:\w+\W+)?" + _ONLY.pattern)
+_ONLY_AFTER = re.compile(
+    # one word between ("Friday nights only"), not a conjunction opening what comes next
+    # ("questions from the weekend and only then the planning")
+    r"^\W*(?:(?!(?:and|or|but|then|et|ou|mais|puis|e|o|ma|poi)\b)\w+\W+)?" + _ONLY.pattern
+)
 
 
 def _only_near(before: str, after: str) -> bool:
