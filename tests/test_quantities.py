@@ -1,10 +1,11 @@
-"""Numbers in notes compared as numbers (desktop/flows/quantities.py)."""
+"""Numbers in notes compared as numbers (desktop/flows/quantities.py, value_compare.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from desktop.flows.quantities import compare_quantities, outside_prohibition, quantities
+from desktop.flows.quantities import quantities
+from desktop.flows.value_compare import compare_quantities, outside_prohibition
 
 
 @pytest.mark.parametrize(

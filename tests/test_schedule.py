@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.flows.quantities import compare_quantities, quantities
+from desktop.flows.quantities import quantities
 from desktop.flows.schedule import frequency_quantities, week_quantities
+from desktop.flows.value_compare import compare_quantities
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ words) and what differs is classified:
 * ``subject`` — every differing word names its own note's subject (a title word, an
   alias, a code name in the sentence): the frame is shared, the thing is not;
 * ``value`` — a number, amount, time, date, day or month differs: a candidate, with the
-  quantities compared as numbers (:mod:`desktop.flows.quantities`);
+  quantities compared as numbers (:mod:`desktop.flows.value_compare`);
 * ``negation`` / ``quantifier`` / ``antonym`` — a negation, a quantifier
   (always / never / only / every…) or a word and its opposite differ: a candidate;
 * ``swap`` — a word was replaced by another that is not a form of it ("PostgreSQL" /
@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from desktop.flows.quantities import MONTH_NUMBERS, Comparison, compare_quantities
+from desktop.flows.quantities import MONTH_NUMBERS
+from desktop.flows.value_compare import Comparison, compare_quantities
 
 Kind = Literal[
     "same",

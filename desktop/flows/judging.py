@@ -56,8 +56,8 @@ from desktop.flows.alignment import (
 from desktop.flows.embedding import embed_in_steps
 from desktop.flows.note_features import FEATURES, note_features, rule_like
 from desktop.flows.progress import Progress
-from desktop.flows.quantities import compare_quantities, outside_prohibition
 from desktop.flows.sentences import Sentence, evidence_reason, split_sentences
+from desktop.flows.value_compare import compare_quantities, outside_prohibition
 from desktop.vault.sentence_vectors import SentenceVectorCache
 from desktop.vault.vectors import EmbeddingModel
 from inference.base import StopFlag

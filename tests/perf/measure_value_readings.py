@@ -1,4 +1,4 @@
-"""How often the value reading (``desktop.flows.quantities.compare_quantities``) is right.
+"""How often the value reading (``desktop.flows.value_compare.compare_quantities``) is right.
 
 On the labelled data we write (never the sample vault or the documentation vaults we check
 on), counts what the reading says of each sentence pair against its label:
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "scripts" / "judge"))
 from synth import heldout, load_scenarios  # noqa: E402
 
 from desktop.flows.note_features import rule_like  # noqa: E402
-from desktop.flows.quantities import compare_quantities  # noqa: E402
+from desktop.flows.value_compare import compare_quantities  # noqa: E402
 
 VERDICTS = ("conflict", "compatible", "differ")
 
