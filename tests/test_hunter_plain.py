@@ -247,3 +247,27 @@ def test_without_claim_words_a_subject_the_quotes_name_still_gives_a_plain_line(
     )
     assert line is not None and line.startswith("Radiometry quantities: "), line
     assert " vs " in line
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        "; see [[Billing v2]].",
+        " (see also [[Billing v2]]).",
+        ", cf. [[Billing v2]]",
+        "; voir [[Billing v2]].",
+    ],
+)
+def test_a_pointer_to_another_note_is_not_a_side(pointer: str) -> None:
+    line = describe_from_quotes(
+        "New invoice exporter, starting with credit notes" + pointer,
+        "The invoice exporter is the slowest code we own.",
+    )
+    assert line is not None
+    assert "Billing" not in line
+    assert "credit notes" in line
+
+
+def test_a_quote_that_is_only_a_pointer_keeps_its_words() -> None:
+    line = describe_from_quotes("See [[Ops runbook]].", "Backups run weekly.")
+    assert line is not None and "Ops runbook" in line

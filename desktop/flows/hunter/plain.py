@@ -46,6 +46,14 @@ from desktop.flows.sentences import plain, without_citation
 _WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
 #: Punctuation a run of claim words never crosses.
 _BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
+#: A pointer to another note at a quote's end ("…; see [[Ledgerline v2]]", "(cf. [[X]])",
+#: "voir [[…]]", "vedi [[…]]"): where to read on, not what the quote claims.
+_SEE_TAIL = re.compile(
+    r"[\s;,(—–-]*\b(?:see(?: also)?|cf\.?|voir(?: aussi)?|vedi(?: anche)?)\s+"
+    r"(?:\[\[[^\]]+\]\]|\[[^\]]+\]\([^)]*\))(?:\s*(?:,|and|et|e)\s*"
+    r"(?:\[\[[^\]]+\]\]|\[[^\]]+\]\([^)]*\)))*\)?\s*[.;]?\s*$",
+    re.IGNORECASE,
+)
 #: Words with an opposite, less the prepositions among them ("on", "over"): those place a
 #: claim, they do not make one.
 _OPPOSABLE = frozenset(w for pair in ANTONYMS for w in pair) - {"on", "up", "down", "over", "under"}
@@ -129,8 +137,9 @@ def describe_from_quotes(
 ) -> str | None:
     """The pair's subject and differing words in plain words, or None when none carries a
     claim. ``titles``: the two notes' titles, a subject when the quotes share none."""
-    # No Markdown in a card's line, nor the citation a remembered fact ends with.
-    quote_a, quote_b = (plain(without_citation(q)) for q in (quote_a, quote_b))
+    # No Markdown in a card's line, nor the citation a remembered fact ends with, nor a
+    # pointer to another note.
+    quote_a, quote_b = (plain(_without_pointer(without_citation(q))) for q in (quote_a, quote_b))
     ta, tb = _tokens(quote_a), _tokens(quote_b)
     if not ta or not tb:
         return None
@@ -144,6 +153,11 @@ def describe_from_quotes(
     if line is None or len(line) > DESCRIPTION_MAX:
         return None
     return line
+
+
+def _without_pointer(quote: str) -> str:
+    """``quote`` less a pointer to another note at its end, unless that is all it says."""
+    return _SEE_TAIL.sub("", quote) or quote
 
 
 def _aligned(
