@@ -200,3 +200,29 @@ def test_the_citation_a_fact_ends_with_is_not_what_the_judge_reads(line: str, te
     assert sentence.text == text
     assert quote_found(sentence.quote, line)
     assert sentence.quote.endswith(line[-8:])
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        # a sentence that opens with a wikilink, whatever the case of its target
+        (
+            "Fibers are also called [[./coroutines|coroutines]]. [[threads|Threads]] are the "
+            "unit of scheduling.",
+            [
+                "Fibers are also called [[./coroutines|coroutines]].",
+                "[[threads|Threads]] are the unit of scheduling.",
+            ],
+        ),
+        # one that opens with emphasis
+        (
+            "It is a rule. **Never miss twice** is a popular one.",
+            ["It is a rule.", "**Never miss twice** is a popular one."],
+        ),
+        # an abbreviation before a link still does not end a sentence
+        ("I met Dr. [[Smith]] today.", ["I met Dr. [[Smith]] today."]),
+        ("See e.g. [[foo]] for more.", ["See e.g. [[foo]] for more."]),
+    ],
+)
+def test_a_sentence_may_open_with_a_link_or_emphasis(block: str, expected: list[str]) -> None:
+    assert split_block(block) == expected

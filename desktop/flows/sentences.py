@@ -51,7 +51,13 @@ _ABBREV_TEXT = """
 _ABBREV = frozenset(_ABBREV_TEXT.split())
 #: "[...]", "(…)": a cut in a quotation, not the end of a sentence.
 _ELISION = re.compile(r"[\[(](?:\.{3}|…)[\])]$")
-_END = re.compile(r"(?<=[.!?…])([\"'”»)\]]*)\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9¿¡])")
+#: A sentence's end: the next one opens with a capital or a digit, after a quote, a bracket
+#: or Markdown emphasis ("**Snell's law** …"), or with a wikilink ("[[threads|Threads]] are
+#: …", whatever the case of its target) or display math ("$$ n_1 … $$").
+_END = re.compile(
+    r"(?<=[.!?…])([\"'”»)\]]*)\s+"
+    r"(?=(?:[\"'“«(\[]|\*{1,2}|_{1,2})?[A-ZÀ-ÖØ-Þ0-9¿¡]|\[\[|\$\$)"
+)
 
 #: How a cross-reference opens ("See also", "Voir aussi", "Vedi anche", "Cf.", "Cfr.").
 _SEE = re.compile(r"^\W*(?:see|voir|vedi|cf|cfr)\b", re.IGNORECASE)
