@@ -226,3 +226,21 @@ def test_the_citation_a_fact_ends_with_is_not_what_the_judge_reads(line: str, te
 )
 def test_a_sentence_may_open_with_a_link_or_emphasis(block: str, expected: list[str]) -> None:
     assert split_block(block) == expected
+
+
+def test_display_math_belongs_to_its_sentence_and_a_capital_after_it_opens_the_next() -> None:
+    body = (
+        "Snell's law relates the two angles:\n\n"
+        "When applied to a function, it is defined as\n$$\n(Df)(x) = \\frac{df}{dx}\n$$\n"
+        "Higher derivatives are powers of D.\n\n"
+        "The formula is $$ E = mc^2 $$ where m is the mass of the body.\n\n"
+        "Inline $$x$$ math stays in its sentence. The end."
+    )
+    assert [s.quote for s in split_sentences(body)] == [
+        "Snell's law relates the two angles:",
+        "When applied to a function, it is defined as $$ (Df)(x) = \\frac{df}{dx} $$",
+        "Higher derivatives are powers of D.",
+        "The formula is $$ E = mc^2 $$ where m is the mass of the body.",
+        "Inline $$x$$ math stays in its sentence.",
+        "The end.",
+    ]

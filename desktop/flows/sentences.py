@@ -18,6 +18,7 @@ with the Markdown taken out, which is what the embedder and judge read.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -51,6 +52,10 @@ _ABBREV_TEXT = """
 _ABBREV = frozenset(_ABBREV_TEXT.split())
 #: "[...]", "(…)": a cut in a quotation, not the end of a sentence.
 _ELISION = re.compile(r"[\[(](?:\.{3}|…)[\])]$")
+#: Display math ("$$ … $$") belongs to the sentence around it ("… is given by $$ F_n = … $$
+#: where φ is …"); a capital after its closing marks opens the next sentence.
+_DISPLAY = re.compile(r"\$\$")
+_CAPITAL_NEXT = re.compile(r"\s+[\"'“«(\[*_]?[A-ZÀ-ÖØ-Þ]")
 #: A sentence's end: the next one opens with a capital or a digit, after a quote, a bracket
 #: or Markdown emphasis ("**Snell's law** …"), or with a wikilink ("[[threads|Threads]] are
 #: …", whatever the case of its target) or display math ("$$ n_1 … $$").
@@ -174,7 +179,13 @@ def split_block(block: str) -> list[str]:
     stays in the sentence) before a capital or a digit, except after an abbreviation
     ("e.g.", "Dr.", "approx.") or an initial ("J. Smith"), an elision in brackets
     ("[...] I'm") or a question or exclamation in an aside ("most (or all?) Python types").
+    Display math is part of its sentence; a capital after it opens the next one.
     """
+    marks = list(_DISPLAY.finditer(block))
+    cuts = [m.end() for m in marks[1::2] if _CAPITAL_NEXT.match(block, m.end())]
+    if cuts:  # "… defined as $$ (Df)(x) = … $$ Higher derivatives are …": two sentences
+        bounds = [0, *cuts, len(block)]
+        return [s for a, b in itertools.pairwise(bounds) for s in split_block(block[a:b])]
     parts: list[str] = []
     start = 0
     for m in _END.finditer(block):
