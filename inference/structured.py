@@ -86,15 +86,18 @@ def _candidates(text: str) -> list[Any]:
 def extract_json(text: Any, shape: Shape | None = None) -> Any | None:
     """The first JSON object or array in ``text`` that ``shape`` accepts.
 
-    Reasoning blocks and fences are stripped first; a second pass forgives
-    trailing commas, the commonest slip of small models. Returns None when
-    nothing fits. Never raises.
+    Reasoning blocks are stripped first. The text is read as it stands (so a
+    string value that holds a code fence keeps it), then without code fences,
+    then forgiving trailing commas, the commonest slip of small models.
+    Returns None when nothing fits. Never raises.
     """
     if not isinstance(text, str):
         return None
-    cleaned = strip_fences(strip_reasoning(text[:_MAX_CHARS]))
+    reasoned = strip_reasoning(text[:_MAX_CHARS])
+    cleaned = strip_fences(reasoned)
     accept = shape or (lambda v: v)
-    for source in (cleaned, _TRAILING_COMMA.sub(r"\1", cleaned)):
+    sources = dict.fromkeys((reasoned, cleaned, _TRAILING_COMMA.sub(r"\1", cleaned)))
+    for source in sources:
         for value in _candidates(source):
             try:
                 accepted = accept(value)

@@ -170,3 +170,8 @@ def test_stop_is_never_retried() -> None:
     assert result.status == "stopped"
     assert len(gen.calls) == 1
     assert result.raw_answers == ("partial {",)
+
+
+def test_a_code_fence_inside_a_string_value_is_kept() -> None:
+    text = '```json\n{"pairs": ["```", "run ```make``` first"]}\n```'
+    assert extract_json(text, PAIRS) == ("pairs", ["```", "run ```make``` first"])
