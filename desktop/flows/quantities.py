@@ -158,7 +158,7 @@ _LESS_THAN = re.compile(
     r"earlier than|before|moins de|avant|sous|inférieure? à|meno di|sotto|inferiore a|"
     r"minore di|prima d(?:i|elle))\s*$"
 )
-_NEGATION_BEFORE = re.compile(
+NEGATION_BEFORE = re.compile(
     r"\b(?:no|never|nothing|not|none|nobody|don't|doesn't|won't|mustn't|shouldn't|ne|pas|"
     r"jamais|rien|aucun|aucune|non|mai|niente|nulla|nessun[oa]?)\b"
 )
@@ -268,7 +268,7 @@ def _bounded(dim: str, value: float, before: str, *, spread: float = 0.0) -> Qua
         return Quantity(dim, value - spread, value + spread)
     # The negation of a bound's own words ("no later than", "not less than") is the bound.
     own = clause.rfind(m.group(0).strip())
-    negated = bool(_NEGATION_BEFORE.search(clause[:own] if own >= 0 else clause))
+    negated = bool(NEGATION_BEFORE.search(clause[:own] if own >= 0 else clause))
     if negated:  # "no phone after ten": the bound names what is ruled out
         return Quantity(dim, q.lo, q.hi, bound=True, forbidden=True)
     return q
@@ -288,11 +288,16 @@ def _clock_minutes(hour: float, minute: float, suffix: str) -> list[float]:
     return [hour * 60 + minute, (hour + 12) * 60 + minute]
 
 
+def folded(text: str) -> str:
+    """``text`` as the value readings match it: NFC, straight apostrophes, case folded."""
+    return unicodedata.normalize("NFC", text).replace("’", "'").casefold()
+
+
 @functools.lru_cache(maxsize=4096)
 def quantities(text: str) -> tuple[Quantity, ...]:
     """The quantities ``text`` states, each with its bound. Clock times that may be morning
     or evening ("until eleven") give one quantity per reading."""
-    text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
+    text = folded(text)
     out: list[Quantity] = []
     taken: list[tuple[int, int]] = []
 
@@ -304,7 +309,7 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         unit_after = re.match(rf"\s*(?:{_UNIT}|%|€|\$|euros?)\b", text[m.end() :])
         if lo is not None and hi is not None and not unit_after:
             clause = _CLAUSE_END.split(text[max(0, m.start() - 60) : m.start()])[-1]
-            negated = bool(_NEGATION_BEFORE.search(clause))
+            negated = bool(NEGATION_BEFORE.search(clause))
             # "only between 10:00 and 20:00", "entre 9h et 18h seulement": an allowed window
             after = _CLAUSE_END.split(text[m.end() : m.end() + 30])[0]
             only = not negated and bool(_ONLY.search(clause) or _ONLY.match(after))

@@ -22,8 +22,8 @@ import re
 
 from desktop.flows.quantities import (
     _CLAUSE_END,
-    _NEGATION_BEFORE,
     _NUM,
+    NEGATION_BEFORE,
     Quantity,
     _bounded,
     _number,
@@ -143,7 +143,7 @@ def _week_quantity(text: str, start: int, end: int, lo: float, hi: float, timed:
     """A span of the week with the bound its clause puts on it."""
     before, after = _clause(text, start, end)
     only = _only_near(before, after)
-    negated = bool(_NEGATION_BEFORE.search(before))
+    negated = bool(NEGATION_BEFORE.search(before))
     probe = _bounded(
         "weekday",
         0.0,
@@ -254,7 +254,7 @@ def _part_of_day(text: str, start: int, end: int, lo: float, hi: float) -> Quant
     value."""
     before, after = _clause(text, start, end)
     hi -= 1  # a part ends where the next begins: "never in the morning" allows an afternoon
-    if _NEGATION_BEFORE.search(before):
+    if NEGATION_BEFORE.search(before):
         return Quantity("clock", lo, hi, bound=True, forbidden=True)
     if _ONLY.search(before) or _ONLY.match(after.lstrip()):  # "in the morning only"
         return Quantity("clock", lo, hi, bound=True)

@@ -65,7 +65,8 @@ _END = re.compile(
 )
 
 #: How a cross-reference opens ("See also", "Voir aussi", "Vedi anche", "Cf.", "Cfr.").
-_SEE = re.compile(r"^\W*(?:see|voir|vedi|cf|cfr)\b", re.IGNORECASE)
+SEE_WORDS = r"see|voir|vedi|cfr|cf"
+_SEE = re.compile(rf"^\W*(?:{SEE_WORDS})\b", re.IGNORECASE)
 
 #: Sentences longer than this are cut for the judge (it reads 128 tokens per pair).
 MAX_WORDS = 60

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from typing import Literal
 
-from desktop.flows.quantities import _NEGATION_BEFORE, Quantity, quantities
+from desktop.flows.quantities import NEGATION_BEFORE, Quantity, folded, quantities
 
 Comparison = Literal["none", "compatible", "conflict", "differ"]
 
@@ -121,7 +120,7 @@ _OBLIGED = re.compile(
 def _conditional(text: str) -> bool:
     """Whether the bounds ``text`` states are conditions of a rule rather than limits:
     an if-clause, or a threshold a thing goes over and an obligation that follows it."""
-    text = unicodedata.normalize("NFC", text).replace("’", "'").casefold()
+    text = folded(text)
     if _IF.search(text):
         return True
     for threshold in (_EXCLUSIVE_LOWER, _EXCLUSIVE_UPPER):
@@ -129,7 +128,7 @@ def _conditional(text: str) -> bool:
         if (
             found
             and _OBLIGED.search(text, found.end())
-            and not _NEGATION_BEFORE.search(text[: found.start()])
+            and not NEGATION_BEFORE.search(text[: found.start()])
             and not _OBLIGED.search(text[: found.start()])
         ):
             return True
@@ -203,9 +202,7 @@ def outside_prohibition(text_a: str, text_b: str) -> bool:
     for rules, facts, fact_text in ((a, b, text_b), (b, a, text_a)):
         if not all(q.bound and q.forbidden for q in rules):
             continue
-        if any(q.bound for q in facts) or _NEGATION_BEFORE.search(
-            unicodedata.normalize("NFC", fact_text).replace("’", "'").casefold()
-        ):
+        if any(q.bound for q in facts) or NEGATION_BEFORE.search(folded(fact_text)):
             continue
         if not any(_meets(rule, fact) for rule in rules for fact in facts):
             return True

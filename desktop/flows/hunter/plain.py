@@ -40,7 +40,7 @@ from desktop.flows.alignment import (
 )
 from desktop.flows.hunter.prompt import DESCRIPTION_MAX
 from desktop.flows.schedule import PARTS_OF_DAY
-from desktop.flows.sentences import plain, without_citation
+from desktop.flows.sentences import SEE_WORDS, plain, without_citation
 
 #: A word or a number as written: "14:00", "mi-mai", "l'ho", "0aa" are one each.
 _WORD = re.compile(r"[^\W_]+(?:[.,:–'’-][^\W_]+)*", re.UNICODE)
@@ -49,7 +49,7 @@ _BREAK = re.compile(r"[,;.:!?()\[\]“”\"]")
 #: A pointer to another note at a quote's end ("…; see [[Ledgerline v2]]", "(cf. [[X]])",
 #: "voir [[…]]", "vedi [[…]]"): where to read on, not what the quote claims.
 _SEE_TAIL = re.compile(
-    r"[\s;,(—–-]*\b(?:see(?: also)?|cf\.?|voir(?: aussi)?|vedi(?: anche)?)\s+"
+    rf"[\s;,(—–-]*\b(?:{SEE_WORDS})\.?(?: also| aussi| anche)?\s+"
     r"(?:\[\[[^\]]+\]\]|\[[^\]]+\]\([^)]*\))(?:\s*(?:,|and|et|e)\s*"
     r"(?:\[\[[^\]]+\]\]|\[[^\]]+\]\([^)]*\)))*\)?\s*[.;]?\s*$",
     re.IGNORECASE,
